@@ -1,0 +1,62 @@
+/** One-time passwords: send and verify (request fields are msgflow's choice; the spec does not show them). */
+import { z } from 'zod';
+import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
+
+export const OTP_DEFAULT_LENGTH = 6;
+/** NIST SP 800-63B: a code sent out of band lives for at most 10 minutes. */
+export const OTP_DEFAULT_TTL_SECONDS = 600;
+export const OTP_MAX_ATTEMPTS = 5;
+
+export const OtpSendRequest = z
+  .strictObject({
+    recipient: RecipientNumber,
+    sender: SenderId.optional(),
+    length: z.number().int().min(4).max(10).default(OTP_DEFAULT_LENGTH),
+    expires_in: z.number().int().min(30).max(3600).default(OTP_DEFAULT_TTL_SECONDS).meta({ description: 'Seconds' }),
+    template: z
+      .string()
+      .min(6)
+      .max(300)
+      .refine((t) => t.includes('{code}'), 'must contain the {code} placeholder')
+      .optional()
+      .meta({ description: 'Message text; {code} is replaced by the code' }),
+  })
+  .meta({ id: 'OtpSendRequest' });
+export type OtpSendRequest = z.input<typeof OtpSendRequest>;
+
+export const OtpSendResult = z
+  .looseObject({
+    otp_id: Id,
+    provider_message_id: Id,
+    mobile_number: PlusNumber,
+    status: z.literal('pending'),
+    expires_at: OffsetDateTime,
+    cost: MinorUnits,
+    currency: Currency,
+  })
+  .meta({ id: 'OtpSendResult' });
+export type OtpSendResult = z.infer<typeof OtpSendResult>;
+
+export const OtpVerifyRequest = z
+  .strictObject({
+    otp_id: Id,
+    code: z.string().regex(/^\d{4,10}$/, 'must be 4 to 10 digits'),
+  })
+  .meta({ id: 'OtpVerifyRequest' });
+export type OtpVerifyRequest = z.infer<typeof OtpVerifyRequest>;
+
+/**
+ * Outcome of one verify attempt. A wrong code is an answer, not an error: `invalid` with the attempts
+ * left; `locked` once they run out; `expired` after expires_at; `used` for a code already verified.
+ */
+export const OtpVerifyStatus = z.enum(['verified', 'invalid', 'expired', 'locked', 'used']);
+export type OtpVerifyStatus = z.infer<typeof OtpVerifyStatus>;
+
+export const OtpVerifyResult = z
+  .looseObject({
+    otp_id: Id,
+    status: OtpVerifyStatus,
+    attempts_remaining: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'OtpVerifyResult' });
+export type OtpVerifyResult = z.infer<typeof OtpVerifyResult>;

@@ -1,0 +1,36 @@
+/** Voice messages: text-to-speech calls, followed by polling GET /voice/{id} (no voice events exist). */
+import { z } from 'zod';
+import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
+
+export const VoiceSendRequest = z
+  .strictObject({
+    recipient: RecipientNumber,
+    message: z.string().min(1).max(1000).meta({ description: 'Text read out by text-to-speech' }),
+    sender: SenderId.optional().meta({ description: 'Caller ID' }),
+    language: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/).default('en-US'),
+    repeat: z.number().int().min(1).max(3).default(1),
+  })
+  .meta({ id: 'VoiceSendRequest' });
+export type VoiceSendRequest = z.input<typeof VoiceSendRequest>;
+
+export const VOICE_FINAL_STATUSES = ['completed', 'busy', 'no_answer', 'failed'] as const;
+export const VoiceStatus = z.enum(['queued', 'ringing', 'in_progress', ...VOICE_FINAL_STATUSES]);
+export type VoiceStatus = z.infer<typeof VoiceStatus>;
+
+export function isFinalVoiceStatus(status: string): boolean {
+  return (VOICE_FINAL_STATUSES as readonly string[]).includes(status);
+}
+
+export const VoiceCall = z
+  .looseObject({
+    id: Id,
+    mobile_number: PlusNumber,
+    status: VoiceStatus,
+    duration_seconds: z.number().int().nonnegative(),
+    cost: MinorUnits,
+    currency: Currency,
+    created_at: OffsetDateTime,
+    updated_at: OffsetDateTime,
+  })
+  .meta({ id: 'VoiceCall' });
+export type VoiceCall = z.infer<typeof VoiceCall>;
