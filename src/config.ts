@@ -40,9 +40,15 @@ export const TemporalEnv = z.object({
   /** TLS client certificate and key (PEM file paths) for a self-hosted cluster with mTLS. */
   TEMPORAL_TLS_CERT: z.string().optional(),
   TEMPORAL_TLS_KEY: z.string().optional(),
+  /** CA certificate (PEM file path) for a cluster whose server certificate is not publicly trusted. */
+  TEMPORAL_TLS_CA: z.string().optional(),
+  /** Server name to verify in the server certificate when it differs from the address's host. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
   /** API key for Temporal Cloud; implies TLS. */
   TEMPORAL_API_KEY: z.string().optional(),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /** Where a Temporal CLI built or downloaded by msgflow is cached (default `${XDG_CACHE_HOME:-~/.cache}/msgflow`). */
+  MSGFLOW_CACHE_DIR: z.string().min(1).optional(),
 });
 export type TemporalEnv = z.infer<typeof TemporalEnv>;
 
