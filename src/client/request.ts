@@ -1,0 +1,238 @@
+/**
+ * The one request pipeline every resource method goes through: validate the input against the route's
+ * schemas, attach auth and idempotency headers, send with a per-attempt timeout, turn error statuses into
+ * typed errors, retry by the policy in retry-policy.ts, parse the payload, and report each attempt to the
+ * logger (redacted).
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Id } from '../api/common.js';
+import { buildPath, IDEMPOTENCY_KEY_HEADER, type Route } from '../api/routes.js';
+import { errorFromResponse } from './error-response.js';
+import {
+  ConnectionError,
+  InvalidInputError,
+  MessagingApiError,
+  type MessagingError,
+  type ResponseHeaders,
+  TimeoutError,
+} from './errors.js';
+import { headersToObject, isReplayed, parseRateLimit, parseRetryAfter, type RateLimitState, requestIdOf } from './headers.js';
+import type { LogEntry, Logger, ResponseMeta, SendOptions } from './options.js';
+import { maskNumbersInText, redact } from './redaction.js';
+import { parseJson, parsePayload, UNPARSABLE } from './response.js';
+import { decideRetry, type RetrySettings } from './retry-policy.js';
+import { sleep } from './sleep.js';
+import { requireNonNegativeInteger, validate } from './validation.js';
+
+export interface PipelineSettings extends RetrySettings {
+  baseUrl: string;
+  token: string;
+  timeoutMs: number;
+  fetch: typeof fetch;
+  logger?: Logger;
+  logPersonalData: boolean;
+  strictResponses: boolean;
+  userAgent: string;
+}
+
+export interface Call {
+  route: Route;
+  /** Path parameters (`{id}`), validated as ids. */
+  params?: Record<string, string>;
+  /** Wire-format query (snake_case), validated against the route's query schema. */
+  query?: Record<string, unknown>;
+  /** Request body, validated against the route's body schema. */
+  body?: unknown;
+  options?: SendOptions;
+}
+
+export interface CallResult {
+  payload: unknown;
+  meta: ResponseMeta;
+}
+
+/** Header values must be visible ASCII (spaces allowed inside); anything else would make fetch throw. */
+const IDEMPOTENCY_KEY_PATTERN = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
+
+/** GET and DELETE can be repeated without repeating an effect (RFC 9110 §9.2.2); POSTs need a key. */
+const IDEMPOTENT_METHODS = new Set(['GET', 'DELETE']);
+
+type Attempt =
+  | { kind: 'response'; status: number; headers: ResponseHeaders; body: unknown }
+  | { kind: 'failure'; error: ConnectionError };
+
+export class RequestPipeline {
+  private latestRateLimit?: RateLimitState;
+
+  constructor(private readonly settings: PipelineSettings) {}
+
+  /** The X-RateLimit-* state of the most recent response (successful or not). */
+  get rateLimit(): RateLimitState | undefined {
+    return this.latestRateLimit;
+  }
+
+  async call(call: Call): Promise<CallResult> {
+    const prepared = this.prepare(call);
+    const { route } = call;
+    const options = call.options ?? {};
+    const settings: RetrySettings = { ...this.settings, maxRetries: options.maxRetries ?? this.settings.maxRetries };
+    const replaySafe = IDEMPOTENT_METHODS.has(route.method) || prepared.idempotencyKey !== undefined;
+
+    for (let attempt = 1; ; attempt++) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      const started = performance.now();
+      const outcome = await this.attempt(prepared, options);
+      const logEntry: LogEntry = {
+        method: route.method,
+        path: prepared.path,
+        attempt,
+        durationMs: Math.round(performance.now() - started),
+        ...prepared.logFields,
+      };
+
+      let failure: MessagingError;
+      let retryAfterMs: number | undefined;
+      if (outcome.kind === 'response') {
+        const { status, headers, body } = outcome;
+        const requestId = requestIdOf(headers);
+        const rateLimit = parseRateLimit(headers);
+        if (rateLimit) this.latestRateLimit = rateLimit;
+        Object.assign(logEntry, { status }, requestId === undefined ? {} : { requestId });
+        retryAfterMs = parseRetryAfter(headers['retry-after']);
+
+        if (status >= 200 && status < 300) {
+          const meta: ResponseMeta = { status, replayed: isReplayed(headers) };
+          if (requestId !== undefined) meta.requestId = requestId;
+          if (prepared.idempotencyKey !== undefined) meta.idempotencyKey = prepared.idempotencyKey;
+          if (rateLimit) meta.rateLimit = rateLimit;
+          logEntry.replayed = meta.replayed;
+          const parsed =
+            body === UNPARSABLE ? ({ ok: false, reason: 'the response is not JSON' } as const) : parsePayload(route, body, this.settings.strictResponses);
+          if (parsed.ok) {
+            if (parsed.issues.length > 0) logEntry.responseIssues = parsed.issues;
+            this.log(logEntry);
+            return { payload: parsed.payload, meta };
+          }
+          // A malformed success is not retried: the provider acted, and a replay would return the same body.
+          const error = new MessagingApiError({ status, code: 'invalid_response', message: `Unexpected response from ${route.method} ${route.path}: ${parsed.reason}`, headers, ...(requestId === undefined ? {} : { requestId }) });
+          this.log({ ...logEntry, error: describe(error, this.settings.logPersonalData) });
+          throw error;
+        }
+        failure = errorFromResponse({
+          status,
+          body: body === UNPARSABLE ? undefined : body,
+          headers,
+          ...(requestId === undefined ? {} : { requestId }),
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        });
+      } else {
+        failure = outcome.error;
+      }
+
+      // A caller's abort wins over whatever the attempt produced.
+      if (options.signal?.aborted) {
+        this.log({ ...logEntry, error: { type: 'AbortError', message: 'aborted by the caller' } });
+        throw options.signal.reason;
+      }
+      const decision = decideRetry({
+        failure,
+        retriesDone: attempt - 1,
+        replaySafe,
+        hasIdempotencyKey: prepared.idempotencyKey !== undefined,
+        settings,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+      this.log({
+        ...logEntry,
+        error: describe(failure, this.settings.logPersonalData),
+        ...(decision.retry ? { retryInMs: decision.delayMs } : {}),
+      });
+      if (!decision.retry) throw failure;
+      await sleep(decision.delayMs, options.signal);
+    }
+  }
+
+  /** Validates the call and builds everything that stays the same across attempts. */
+  private prepare(call: Call) {
+    const { route, options = {} } = call;
+    for (const [name, value] of Object.entries(call.params ?? {})) validate(Id, value, name);
+    const body: unknown = route.body ? validate(route.body, call.body, `request body for ${route.method} ${route.path}`) : undefined;
+    const query = new URLSearchParams();
+    if (route.query) {
+      const given = definedEntries(call.query ?? {});
+      validate(route.query, given, `query for ${route.method} ${route.path}`);
+      // Send only what the caller gave, so the provider's own defaults apply to the rest.
+      for (const [name, value] of Object.entries(given)) query.set(name, String(value));
+    }
+    let idempotencyKey: string | undefined;
+    if (route.idempotent) {
+      idempotencyKey = options.idempotencyKey ?? randomUUID();
+      if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+        throw new InvalidInputError('Invalid idempotencyKey', [{ path: 'idempotencyKey', message: 'must be 1-255 printable ASCII characters, not starting or ending with a space' }]);
+      }
+    }
+    requireNonNegativeInteger(options.timeoutMs, 'timeoutMs');
+    requireNonNegativeInteger(options.maxRetries, 'maxRetries');
+
+    const path = buildPath(route.path, call.params);
+    const search = query.toString();
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${this.settings.token}`,
+      Accept: 'application/json',
+      'User-Agent': this.settings.userAgent,
+    };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = idempotencyKey;
+
+    const logFields: Partial<LogEntry> = {};
+    if (search) logFields.query = Object.fromEntries(query);
+    if (body !== undefined) logFields.body = redact(body, this.settings.logPersonalData);
+    if (idempotencyKey !== undefined) logFields.idempotencyKey = idempotencyKey;
+
+    return {
+      path,
+      url: `${this.settings.baseUrl}${path}${search ? `?${search}` : ''}`,
+      init: { method: call.route.method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+      idempotencyKey,
+      logFields,
+    };
+  }
+
+  /** One HTTP exchange, body included, bounded by the timeout and the caller's signal. */
+  private async attempt(prepared: ReturnType<RequestPipeline['prepare']>, options: SendOptions): Promise<Attempt> {
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.settings.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const response = await this.settings.fetch(prepared.url, { ...prepared.init, signal });
+      const text = await response.text();
+      return { kind: 'response', status: response.status, headers: headersToObject(response.headers), body: parseJson(text) };
+    } catch (cause) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (timeout.aborted) {
+        return { kind: 'failure', error: new TimeoutError(`No response from ${prepared.init.method} ${prepared.path} within ${options.timeoutMs ?? this.settings.timeoutMs} ms`, { cause }) };
+      }
+      const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+      return { kind: 'failure', error: new ConnectionError(`Could not reach the provider for ${prepared.init.method} ${prepared.path}: ${reason}`, { cause }) };
+    }
+  }
+
+  private log(entry: LogEntry): void {
+    if (!this.settings.logger) return;
+    try {
+      this.settings.logger(entry);
+    } catch {
+      // A failing logger must never fail the request it describes.
+    }
+  }
+}
+
+/** The query without undefined values (an omitted option is not a parameter). */
+export function definedEntries(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
+}
+
+function describe(error: MessagingError, logPersonalData: boolean): NonNullable<LogEntry['error']> {
+  const message = logPersonalData ? error.message : maskNumbersInText(error.message);
+  return error instanceof MessagingApiError ? { type: error.name, code: error.code, message } : { type: error.name, message };
+}
