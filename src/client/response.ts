@@ -5,7 +5,7 @@
  * is not the envelope at all (not JSON, no `data`, a list without its array) is an error.
  */
 import type { z } from 'zod';
-import { envelope, paginated } from '../api/common.js';
+import { paginated } from '../api/common.js';
 import type { Route } from '../api/routes.js';
 import type { ResponseMeta, WithResponse } from './options.js';
 
@@ -38,14 +38,12 @@ export function parsePayload(route: Route, body: unknown, strict: boolean): Payl
   if (!route.response) return { ok: true, payload: undefined, issues: [] };
   const problem = envelopeProblem(route, body);
   if (problem) return { ok: false, reason: problem };
-  const schema = route.paginated ? paginated(route.response) : envelope(route.response);
-  const parsed = schema.safeParse(body);
-  if (parsed.success) {
-    return { ok: true, payload: route.paginated ? parsed.data : (parsed.data as { data: unknown }).data, issues: [] };
-  }
+  const raw = body as Record<string, unknown>;
+  // A list is checked whole (data, next_cursor, per_page); a record payload alone, so issue paths name its fields.
+  const parsed = route.paginated ? paginated(route.response).safeParse(raw) : route.response.safeParse(raw.data);
+  if (parsed.success) return { ok: true, payload: parsed.data, issues: [] };
   const issues = issuePaths(parsed.error);
   if (strict) return { ok: false, reason: `the response does not match the contract (${issues.join('; ')})` };
-  const raw = body as Record<string, unknown>;
   return { ok: true, payload: route.paginated ? raw : raw.data, issues };
 }
 
