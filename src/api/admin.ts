@@ -44,3 +44,25 @@ export const InboxEntry = z.looseObject({
   created_at: OffsetDateTime,
 });
 export type InboxEntry = z.infer<typeof InboxEntry>;
+
+/** What a ledger entry records: a credit to the wallet, or a charge for one kind of operation. */
+export const LedgerKind = z.enum(['credit', 'sms', 'otp', 'voice', 'lookup', 'email_verification']);
+export type LedgerKind = z.infer<typeof LedgerKind>;
+
+/**
+ * One movement of an account's wallet (GET /admin/accounts/{id}/ledger). `amount` is positive: a credit
+ * adds it, every other kind subtracts it. A send writes one entry per recipient, so "each recipient was
+ * charged exactly once" can be checked from the ledger.
+ */
+export const LedgerEntry = z.looseObject({
+  id: Id,
+  kind: LedgerKind,
+  amount: MinorUnits.nonnegative(),
+  balance_after: MinorUnits,
+  currency: Currency,
+  reference: z.string().nullable().meta({ description: 'provider_message_id, call, lookup or OTP id' }),
+  recipient: z.string().nullable().meta({ description: 'Number (with +) or email address charged for' }),
+  idempotency_key: z.string().nullable(),
+  created_at: OffsetDateTime,
+});
+export type LedgerEntry = z.infer<typeof LedgerEntry>;

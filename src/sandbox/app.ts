@@ -1,0 +1,52 @@
+/**
+ * The sandbox's HTTP surface: /healthz, /v1 (the Messaging API, mounted from the route table),
+ * /v1/openapi.json, and /admin. Whatever goes wrong, the answer is a JSON error body, never a crash.
+ */
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { openApiDocument } from '../api/openapi.js';
+import { adminRouter } from './admin/routes.js';
+import type { SandboxContext } from './context.js';
+import { handlers } from './handlers/index.js';
+import { bodyParserError } from './http/body.js';
+import { ApiError } from './http/errors.js';
+import { v1Router } from './http/pipeline.js';
+
+export function createApp(ctx: SandboxContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.options.trustProxy);
+  app.set('etag', false);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // The document is public (no auth), like the spec it is generated from.
+  const openApi = openApiDocument('/v1');
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use('/v1', v1Router(ctx, handlers));
+  app.use('/admin', adminRouter(ctx));
+
+  app.use((req) => {
+    throw new ApiError('not_found', `There is no endpoint ${req.method} ${req.path}`);
+  });
+  app.use(errorHandler(ctx));
+  return app;
+}
+
+function errorHandler(ctx: SandboxContext): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : (bodyParserError(error) ??
+          (ctx.options.log(`sandbox: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+          new ApiError('internal_error', 'The sandbox failed to handle this request')));
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.set(apiError.headers).status(apiError.status).json(apiError.body());
+  };
+}

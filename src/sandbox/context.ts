@@ -1,0 +1,19 @@
+/** Everything a request handler or timer loop of one running sandbox shares. */
+import type { Carrier } from './carrier.js';
+import type { CursorCodec } from './cursor.js';
+import type { Db } from './db.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { ResolvedOptions } from './options.js';
+
+export interface SandboxContext {
+  db: Db;
+  options: ResolvedOptions;
+  now: () => number;
+  carrier: Carrier;
+  cursors: CursorCodec;
+  idempotency: IdempotencyStore;
+  limiter: RateLimiter;
+  /** Key for hashing OTP codes (kept in the database so codes still verify after a restart). */
+  otpKey: Buffer;
+}

@@ -1,0 +1,163 @@
+/**
+ * Webhook dispatcher: sends due deliveries from the outbox, each signed with signWebhook (Standard
+ * Webhooks). The `webhook-id` is the delivery's id, the same on every retry, so receivers can dedupe.
+ * A non-2xx answer, a timeout or a connection error schedules the next attempt from the retry schedule
+ * (or later, when a 429/503 carries a longer Retry-After); when the schedule runs out the delivery is
+ * marked failed. State lives in the database, so pending deliveries survive a restart.
+ *
+ * Shaped for fault injection: `plan()` decides how each attempt goes out (delay, duplicate), so chaos
+ * options slot in without touching the send/retry logic.
+ */
+import { signWebhook } from '../api/signature.js';
+import type { Db } from './db.js';
+import type { WebhookTiming } from './options.js';
+import { collectBatches } from './webhook-outbox.js';
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  body: string;
+  attempts: number;
+  url: string | null;
+  secret: string | null;
+  deleted_at: number | null;
+}
+
+interface AttemptPlan {
+  extraDelayMs: number;
+  duplicate: boolean;
+}
+
+type AttemptResult = { ok: true; status: number } | { ok: false; status: number | null; error: string; retryAfterMs: number | null };
+
+export class WebhookDispatcher {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly db: Db,
+    private readonly timing: WebhookTiming,
+    private readonly now: () => number,
+  ) {}
+
+  /** Gathers batches and starts every due delivery not already in flight, up to the concurrency limit. */
+  tick(): void {
+    if (this.abort.signal.aborted) return;
+    collectBatches(this.db, this.timing.batchMax, this.now());
+    const room = this.timing.concurrency - this.inFlight.size;
+    if (room <= 0) return;
+    const due = this.db
+      .prepare(
+        `SELECT d.id, d.webhook_id, d.body, d.attempts, w.url, w.secret, w.deleted_at
+           FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+          WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+          ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
+      )
+      .all(this.now(), room + this.inFlight.size) as DeliveryRow[];
+    for (const delivery of due) {
+      if (this.inFlight.size >= this.timing.concurrency) break;
+      if (this.inFlight.has(delivery.id)) continue;
+      if (!delivery.url || !delivery.secret || delivery.deleted_at !== null) {
+        this.db.prepare("UPDATE deliveries SET state = 'cancelled' WHERE id = ?").run(delivery.id);
+        continue;
+      }
+      const running = this.deliver(delivery).finally(() => this.inFlight.delete(delivery.id));
+      this.inFlight.set(delivery.id, running);
+    }
+  }
+
+  /** Stops new attempts, aborts those in flight (they stay pending in the database) and waits for them. */
+  async close(): Promise<void> {
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private plan(delivery: DeliveryRow): AttemptPlan {
+    const chaos = this.timing.chaos;
+    if (!chaos) return { extraDelayMs: 0, duplicate: false };
+    const random = chaos.random ?? Math.random;
+    return {
+      extraDelayMs: delivery.attempts === 0 && chaos.maxExtraDelayMs ? Math.floor(random() * chaos.maxExtraDelayMs) : 0,
+      duplicate: chaos.duplicateProbability !== undefined && random() < chaos.duplicateProbability,
+    };
+  }
+
+  private async deliver(delivery: DeliveryRow): Promise<void> {
+    const plan = this.plan(delivery);
+    if (plan.extraDelayMs > 0) await sleep(plan.extraDelayMs, this.abort.signal);
+    if (this.abort.signal.aborted) return;
+    const result = await this.attempt(delivery);
+    if (this.abort.signal.aborted && !result.ok) return; // shutting down: leave it pending for the next start
+    this.record(delivery, result);
+    if (result.ok && plan.duplicate && !this.abort.signal.aborted) await this.attempt(delivery);
+  }
+
+  private async attempt(delivery: DeliveryRow): Promise<AttemptResult> {
+    const headers = signWebhook([delivery.secret!], delivery.id, Math.floor(this.now() / 1000), delivery.body);
+    try {
+      const response = await fetch(delivery.url!, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'msgflow-sandbox-webhooks/1' },
+        body: delivery.body,
+        redirect: 'manual',
+        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.timing.timeoutMs)]),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+      return {
+        ok: false,
+        status: response.status,
+        error: `HTTP ${response.status}`,
+        retryAfterMs: response.status === 429 || response.status === 503 ? retryAfterMs(response.headers.get('retry-after'), this.now()) : null,
+      };
+    } catch (error) {
+      const name = error instanceof Error ? error.name : '';
+      const message = name === 'TimeoutError' ? `timed out after ${this.timing.timeoutMs} ms` : describeNetworkError(error);
+      return { ok: false, status: null, error: message, retryAfterMs: null };
+    }
+  }
+
+  private record(delivery: DeliveryRow, result: AttemptResult): void {
+    const attempts = delivery.attempts + 1;
+    if (result.ok) {
+      this.db
+        .prepare("UPDATE deliveries SET state = 'delivered', attempts = ?, last_status = ?, last_error = NULL WHERE id = ?")
+        .run(attempts, result.status, delivery.id);
+      return;
+    }
+    const scheduled = this.timing.retryScheduleMs[attempts - 1];
+    if (scheduled === undefined) {
+      this.db
+        .prepare("UPDATE deliveries SET state = 'failed', attempts = ?, last_status = ?, last_error = ? WHERE id = ?")
+        .run(attempts, result.status, result.error, delivery.id);
+      return;
+    }
+    const delay = Math.max(scheduled, result.retryAfterMs ?? 0);
+    this.db
+      .prepare('UPDATE deliveries SET attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ? WHERE id = ?')
+      .run(attempts, this.now() + delay, result.status, result.error, delivery.id);
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now: number): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : 'network error');
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

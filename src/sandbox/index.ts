@@ -1,0 +1,108 @@
+/**
+ * The provider sandbox: a complete, stateful implementation of the Messaging API v1 with a simulated
+ * carrier, a webhook dispatcher and an admin API. `startSandbox()` opens the database, starts the HTTP
+ * server and the timer loops; `close()` stops them all.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { Carrier } from './carrier.js';
+import type { SandboxContext } from './context.js';
+import { CursorCodec } from './cursor.js';
+import { openDatabase, persistentSetting } from './db.js';
+import { WebhookDispatcher } from './dispatcher.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { IdempotencyStore } from './idempotency.js';
+import { resolveOptions, type SandboxOptions } from './options.js';
+
+export type { SandboxOptions, CarrierTiming, WebhookTiming, WebhookChaos } from './options.js';
+export { DEFAULT_PRICES } from './options.js';
+export { SandboxAdmin, SandboxAdminError } from './admin/client.js';
+export { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from './carrier.js';
+export { EMAIL_MAGIC } from './checks.js';
+export { OTP_DEFAULT_SENDER } from './handlers/otp.js';
+
+export interface RunningSandbox {
+  /** http://HOST:PORT */
+  url: string;
+  /** url + '/v1': the API's {base_url}. */
+  baseUrl: string;
+  adminToken: string;
+  /** Whether the admin token was generated (it is then printed at start by the CLI). */
+  adminTokenGenerated: boolean;
+  /** Stops the timer loops and the server, then closes the database. */
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const adminTokenGenerated = !options.adminToken;
+  const opts = resolveOptions(options, options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`);
+  const db = openDatabase(opts.db);
+  const now = opts.now;
+  const idempotency = new IdempotencyStore(db);
+  idempotency.recover(now());
+  const ctx: SandboxContext = {
+    db,
+    options: opts,
+    now,
+    carrier: new Carrier(db, opts.carrier, now),
+    cursors: new CursorCodec(db),
+    idempotency,
+    limiter: new RateLimiter(),
+    otpKey: Buffer.from(persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')), 'base64'),
+  };
+  const dispatcher = new WebhookDispatcher(db, opts.webhooks, now);
+
+  let server: Server;
+  try {
+    server = await listen(createApp(ctx), opts.port, opts.host);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  let housekeepingAt = 0;
+  const loop = setInterval(() => {
+    try {
+      ctx.carrier.tick();
+      dispatcher.tick();
+      if (now() - housekeepingAt > 60_000) {
+        housekeepingAt = now();
+        ctx.limiter.prune(housekeepingAt);
+        idempotency.purgeExpired(housekeepingAt);
+      }
+    } catch (error) {
+      opts.log(`sandbox: background loop error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }, opts.tickMs);
+
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const url = `http://${host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    adminToken: opts.adminToken,
+    adminTokenGenerated,
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(loop);
+        await dispatcher.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        db.close();
+      })()),
+  };
+}
+
+function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}

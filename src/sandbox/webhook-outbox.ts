@@ -1,0 +1,68 @@
+/**
+ * The outbox of webhook deliveries. A status event becomes rows in the same transaction as the state
+ * change that caused it, so no event is lost to a crash: one `deliveries` row per subscribed plain
+ * endpoint, or a `batch_items` row per batch-enabled endpoint, gathered into one message.status.batch
+ * delivery per endpoint and tick (at most `batchMax` events each).
+ */
+import { BATCH_EVENT_TYPE, type BatchStatusEvent, type MessageStatusEvent } from '../api/events.js';
+import type { Db } from './db.js';
+import { newId } from './ids.js';
+
+interface EndpointRow {
+  id: string;
+  events: string;
+  batch: number;
+}
+
+export function isSubscribed(events: string[], kind: string): boolean {
+  return events.includes('*') || events.includes(kind);
+}
+
+export function enqueueStatusEvent(db: Db, accountId: string, event: MessageStatusEvent, now: number): void {
+  const endpoints = db
+    .prepare('SELECT id, events, batch FROM webhooks WHERE account_id = ? AND deleted_at IS NULL ORDER BY seq')
+    .all(accountId) as EndpointRow[];
+  const body = JSON.stringify(event);
+  for (const endpoint of endpoints) {
+    if (!isSubscribed(JSON.parse(endpoint.events) as string[], event.event)) continue;
+    if (endpoint.batch) {
+      db.prepare('INSERT INTO batch_items (webhook_id, event) VALUES (?, ?)').run(endpoint.id, body);
+    } else {
+      insertDelivery(db, endpoint.id, body, now);
+    }
+  }
+}
+
+function insertDelivery(db: Db, webhookId: string, body: string, now: number): void {
+  db.prepare(
+    "INSERT INTO deliveries (id, webhook_id, body, state, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)",
+  ).run(newId('evt'), webhookId, body, now, now);
+}
+
+/** Turns waiting batch items into deliveries: per endpoint, chunks of up to `batchMax` events, oldest first. */
+export function collectBatches(db: Db, batchMax: number, now: number): void {
+  db.transaction(() => {
+    const items = db.prepare('SELECT seq, webhook_id, event FROM batch_items ORDER BY seq').all() as {
+      seq: number;
+      webhook_id: string;
+      event: string;
+    }[];
+    if (items.length === 0) return;
+    const byEndpoint = new Map<string, string[]>();
+    for (const item of items) {
+      const list = byEndpoint.get(item.webhook_id) ?? [];
+      list.push(item.event);
+      byEndpoint.set(item.webhook_id, list);
+    }
+    for (const [webhookId, events] of byEndpoint) {
+      for (let i = 0; i < events.length; i += batchMax) {
+        const batch: BatchStatusEvent = {
+          type: BATCH_EVENT_TYPE,
+          events: events.slice(i, i + batchMax).map((e) => JSON.parse(e) as MessageStatusEvent),
+        };
+        insertDelivery(db, webhookId, JSON.stringify(batch), now);
+      }
+    }
+    db.prepare('DELETE FROM batch_items WHERE seq <= ?').run(items[items.length - 1]!.seq);
+  })();
+}
