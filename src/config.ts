@@ -52,6 +52,12 @@ export const TemporalEnv = z.object({
 });
 export type TemporalEnv = z.infer<typeof TemporalEnv>;
 
+export const WorkerEnv = z.object({
+  /** The workflows' task queue; provider calls run on `${MSGFLOW_TASK_QUEUE}-provider`. */
+  MSGFLOW_TASK_QUEUE: z.string().min(1).default('msgflow'),
+});
+export type WorkerEnv = z.infer<typeof WorkerEnv>;
+
 export const ProviderEnv = z.object({
   MSGFLOW_API_BASE_URL: z.url().default('http://127.0.0.1:4010/v1'),
   MSGFLOW_API_TOKEN: z.string().min(1).optional(),

@@ -2,15 +2,25 @@
 /** The `msgflow` command: each group of subcommands lives in its own module beside this one. */
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadDevEnv } from '../config.js';
+import { registerDevCommands } from './dev.js';
+import { registerIngressCommands } from './ingress.js';
 import { registerSandboxCommands } from './sandbox.js';
-
-loadDevEnv();
+import { registerSmsCommands } from './sms.js';
+import { registerWorkerCommands } from './worker.js';
 
 const program = new Command('msgflow')
   .description('Durable SMS, OTP and voice messaging on Temporal')
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`.
+  .hook('preAction', (_program, command) => {
+    if (command.name() !== 'dev') loadDevEnv();
+  });
 
+registerDevCommands(program);
+registerSmsCommands(program);
+registerWorkerCommands(program);
+registerIngressCommands(program);
 registerSandboxCommands(program);
 
 try {

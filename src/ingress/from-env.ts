@@ -1,0 +1,33 @@
+/** The ingress wired from the environment (`msgflow ingress`). */
+import { ConfigError, IngressEnv, parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import type { Logger } from '../log.js';
+import { connectClient } from '../temporal/connection.js';
+import { type RunningIngress, startIngress } from './server.js';
+import { temporalSignaler } from './signaler.js';
+import { standardWebhooksVerifier } from './verifier.js';
+
+export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningIngress> {
+  const ingress = parseEnv(IngressEnv, env);
+  const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, env);
+  if (!ingress.MSGFLOW_WEBHOOK_SECRETS?.length) {
+    throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
+  }
+  const client = await connectClient(parseEnv(TemporalEnv, env));
+  return startIngress({
+    host: ingress.MSGFLOW_INGRESS_HOST,
+    port: ingress.MSGFLOW_INGRESS_PORT,
+    verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
+    signaler: temporalSignaler({ client, taskQueue: MSGFLOW_TASK_QUEUE }),
+    isReady: () => isTemporalReachable(client),
+    logger,
+  });
+}
+
+export async function isTemporalReachable(client: import('@temporalio/client').Client): Promise<boolean> {
+  try {
+    await client.withDeadline(Date.now() + 2000, () => client.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The whole msgflow stack on one machine, wired in one place: the provider sandbox, an account with a
+ * token and an approved sender, the webhook ingress registered as the account's webhook, and the worker.
+ * `msgflow dev` runs it on fixed ports with state in .data/; end-to-end tests run it on ephemeral ports.
+ * Temporal itself is started by the caller (dev server or the test run's shared server).
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import type { Scope } from './api/scopes.js';
+import { SCOPES } from './api/scopes.js';
+import { AuthenticationError, MessagingClient } from './client/index.js';
+import { isTemporalReachable } from './ingress/from-env.js';
+import { WEBHOOK_PATH } from './ingress/app.js';
+import { type RunningIngress, startIngress } from './ingress/server.js';
+import { temporalSignaler } from './ingress/signaler.js';
+import { standardWebhooksVerifier } from './ingress/verifier.js';
+import { type Logger, silentLogger } from './log.js';
+import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
+import { Msgflow } from './starter/index.js';
+import { createMsgflowWorker, type MsgflowWorker } from './temporal/worker.js';
+
+export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
+
+export interface StackOptions {
+  temporal: { address: string; namespace: string };
+  taskQueue: string;
+  sandbox?: SandboxOptions;
+  ingress?: { host?: string; port?: number };
+  /** A token from an earlier run; reused when the sandbox still accepts it. */
+  reuseToken?: string;
+  /** The account's wallet when a new one is made, in minor units. */
+  initialBalance?: number;
+  /** The token's request limit, applied on the sandbox account and on the provider task queue. */
+  ratePerMinute?: number;
+  workflowBundle?: WorkflowBundle;
+  /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
+  startWorker?: boolean;
+  logger?: Logger;
+}
+
+export interface RunningStack {
+  sandbox: RunningSandbox;
+  admin: SandboxAdmin;
+  accountId: string | undefined;
+  token: string;
+  webhookSecret: string;
+  ingress: RunningIngress;
+  worker?: MsgflowWorker;
+  /** Resolves when the worker stops (after close(), or on its own failure); never, without a worker. */
+  workerRun: Promise<void>;
+  messaging: MessagingClient;
+  temporal: Client;
+  msgflow: Msgflow;
+  close(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<RunningStack> {
+  const logger = options.logger ?? silentLogger;
+  const ratePerMinute = options.ratePerMinute ?? 120;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => logger.warn('cleanup failed', { error }));
+  };
+
+  try {
+    const sandbox = await startSandbox(options.sandbox);
+    cleanups.push(() => sandbox.close());
+    const admin = new SandboxAdmin({ url: sandbox.url, adminToken: sandbox.adminToken });
+
+    const { accountId, token } = await accountFor(sandbox, admin, options.reuseToken, options.initialBalance ?? 10_000_000, ratePerMinute);
+    const messaging = new MessagingClient({ baseUrl: sandbox.baseUrl, token });
+
+    const connection = await Connection.connect({ address: options.temporal.address });
+    cleanups.push(() => connection.close());
+    const temporal = new Client({ connection, namespace: options.temporal.namespace });
+
+    // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
+    const host = options.ingress?.host ?? '127.0.0.1';
+    const port = options.ingress?.port || (await freePort(host));
+    const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
+    const ingress = await startIngress({
+      host,
+      port,
+      verifier: standardWebhooksVerifier([webhookSecret]),
+      signaler: temporalSignaler({ client: temporal, taskQueue: options.taskQueue }),
+      isReady: () => isTemporalReachable(temporal),
+      logger,
+    });
+    cleanups.push(() => ingress.close());
+
+    const { worker, workerRun } =
+      options.startWorker === false
+        ? { worker: undefined, workerRun: new Promise<void>(() => {}) }
+        : await startWorker(options, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups);
+
+    return {
+      sandbox,
+      admin,
+      accountId,
+      token,
+      webhookSecret,
+      ingress,
+      worker,
+      workerRun,
+      messaging,
+      temporal,
+      msgflow: new Msgflow(temporal, options.taskQueue),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function startWorker(
+  options: StackOptions,
+  temporal: Client,
+  messaging: MessagingClient,
+  ratePerMinute: number,
+  cleanups: Array<() => Promise<unknown>>,
+): Promise<{ worker: MsgflowWorker; workerRun: Promise<void> }> {
+  const connection = await NativeConnection.connect({ address: options.temporal.address });
+  const worker = await createMsgflowWorker({
+    connection,
+    namespace: options.temporal.namespace,
+    taskQueue: options.taskQueue,
+    messaging,
+    temporal,
+    providerRatePerMinute: ratePerMinute,
+    workflowBundle: options.workflowBundle,
+  });
+  const workerRun = worker.run();
+  cleanups.push(async () => {
+    worker.shutdown();
+    await workerRun.catch(() => undefined);
+    await connection.close();
+  });
+  return { worker, workerRun };
+}
+
+async function accountFor(
+  sandbox: RunningSandbox,
+  admin: SandboxAdmin,
+  reuseToken: string | undefined,
+  balance: number,
+  ratePerMinute: number,
+): Promise<{ accountId: string | undefined; token: string }> {
+  if (reuseToken) {
+    try {
+      await new MessagingClient({ baseUrl: sandbox.baseUrl, token: reuseToken, maxRetries: 0 }).balance.get();
+      return { accountId: undefined, token: reuseToken };
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+    }
+  }
+  const account = await admin.createAccount({ name: 'msgflow dev', balance });
+  for (const sender of DEV_SENDERS) await admin.addSender(account.id, sender);
+  await admin.setRateLimit(account.id, ratePerMinute);
+  const created = await admin.createToken(account.id, { scopes: [...SCOPES] as Scope[], name: 'msgflow' });
+  return { accountId: account.id, token: created.token };
+}
+
+/** Registers `url` for all events, replacing earlier registrations of the same URL (their secrets are gone). */
+async function registerWebhook(messaging: MessagingClient, url: string): Promise<string> {
+  for await (const endpoint of messaging.webhooks.list()) {
+    if (endpoint.url === url) await messaging.webhooks.delete(endpoint.id);
+  }
+  const registration = await messaging.webhooks.create({ url });
+  return registration.secret;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * The facade backend services use to start msgflow workflows and await their results. Inputs are
+ * validated here, with the schemas of src/api, before anything reaches Temporal.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { z } from 'zod';
+import { detailsOf, type ErrorDetail } from '../api/errors.js';
+import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
+import { SA } from '../temporal/search-attributes.js';
+import { TASK_QUEUES } from '../temporal/task-queues.js';
+import type { awaitMessage } from '../../workflows/await-message.js';
+import type { MessageOutcome } from '../../workflows/messages.js';
+import type { sendSms } from '../../workflows/send-sms.js';
+
+export class InvalidWorkflowInputError extends Error {
+  override name = 'InvalidWorkflowInputError';
+  constructor(
+    message: string,
+    readonly details: ErrorDetail[],
+  ) {
+    super(`${message}: ${details.map((d) => `${d.path || '(input)'} ${d.message}`).join('; ')}`);
+  }
+}
+
+export interface StartedWorkflow<Result> {
+  workflowId: string;
+  result(): Promise<Result>;
+}
+
+export interface StartOptions {
+  /** Business key; the same key reaches the same workflow, so a retried start sends nothing twice. */
+  key?: string;
+}
+
+export class Msgflow {
+  constructor(
+    readonly client: Client,
+    readonly taskQueue: string = TASK_QUEUES.workflows,
+  ) {}
+
+  /** Sends one text to one or a few recipients; `result()` resolves with each message's final state. */
+  async sendSms(input: z.input<typeof SendSmsInput>, { key = randomUUID() }: StartOptions = {}): Promise<StartedWorkflow<SendSmsResult>> {
+    const parsed = validate(SendSmsInput, input, 'Invalid SMS');
+    const handle = await this.client.workflow.start<typeof sendSms>('sendSms', {
+      workflowId: `sms:${key}`,
+      taskQueue: this.taskQueue,
+      args: [parsed],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      typedSearchAttributes: [{ key: SA.kind, value: 'sms' }, { key: SA.sender, value: parsed.sender }],
+    });
+    return { workflowId: handle.workflowId, result: () => handle.result() };
+  }
+
+  /** Waits durably for the final state of any provider message (e.g. one sent with your own client). */
+  async awaitMessage(providerMessageId: string, { waitWindowMs }: { waitWindowMs?: number } = {}): Promise<StartedWorkflow<MessageOutcome>> {
+    const handle = await this.client.workflow.start<typeof awaitMessage>('awaitMessage', {
+      workflowId: `await:${providerMessageId}:${randomUUID()}`,
+      taskQueue: this.taskQueue,
+      args: [{ providerMessageId, waitWindowMs }],
+      typedSearchAttributes: [{ key: SA.kind, value: 'await' }, { key: SA.providerMessageId, value: providerMessageId }],
+    });
+    return { workflowId: handle.workflowId, result: () => handle.result() };
+  }
+}
+
+function validate<T extends z.ZodType>(schema: T, input: unknown, what: string): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new InvalidWorkflowInputError(what, detailsOf(result.error));
+  return result.data;
+}

@@ -1,0 +1,30 @@
+/**
+ * How anyone reaches a message's workflow: signal-with-start on the id derived from provider_message_id.
+ * The ingress sends status events this way and senders their subscriptions, so the order they arrive in
+ * never matters (DESIGN.md "No status event is ever lost").
+ */
+import type { Client } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
+import type { messageStatus } from '../../workflows/message-status.js';
+import { messageWorkflowId } from '../../workflows/ids.js';
+import { SA } from './search-attributes.js';
+
+export async function signalMessageWorkflow<Arg>(
+  client: Client,
+  taskQueue: string,
+  providerMessageId: string,
+  signal: SignalDefinition<[Arg]>,
+  arg: Arg,
+): Promise<void> {
+  await client.workflow.signalWithStart<typeof messageStatus, [Arg]>('messageStatus', {
+    workflowId: messageWorkflowId(providerMessageId),
+    taskQueue,
+    args: [{ providerMessageId }],
+    signal,
+    signalArgs: [arg],
+    typedSearchAttributes: [
+      { key: SA.kind, value: 'message' },
+      { key: SA.providerMessageId, value: providerMessageId },
+    ],
+  });
+}

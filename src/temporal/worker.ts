@@ -1,0 +1,93 @@
+/**
+ * The msgflow worker: one Worker for workflows and Temporal-facing activities, and one for provider calls
+ * on the sibling queue, whose rate the Temporal server enforces across every worker on it.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createProviderActivities, createSubscriptionActivities } from '../../activities/index.js';
+import { providerTaskQueue } from '../../workflows/ids.js';
+import { MessagingClient } from '../client/index.js';
+import { ConfigError, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { connectClient, connectWorkerConnection } from './connection.js';
+import { TASK_QUEUES } from './task-queues.js';
+
+const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
+
+export interface MsgflowWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  /** The workflows' queue; provider calls use `${taskQueue}-provider`. */
+  taskQueue?: string;
+  /** Provider client, built with in-process retries off so Temporal owns every retry. */
+  messaging: MessagingClient;
+  /** For activities that signal message workflows. */
+  temporal: Client;
+  /** The provider token's request limit; enforced by the server on the provider queue. */
+  providerRatePerMinute: number;
+  /** A prebuilt bundle (tests build it once for many workers). */
+  workflowBundle?: WorkflowBundle;
+}
+
+export interface MsgflowWorker {
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
+  const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, temporal } = options;
+  const workflowSource = options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH };
+  const workflows = await Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    ...workflowSource,
+    activities: createSubscriptionActivities(temporal),
+  });
+  const provider = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: providerTaskQueue(taskQueue),
+    activities: createProviderActivities(messaging),
+    maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
+  });
+  return {
+    run: async () => {
+      await Promise.all([workflows.run(), provider.run()]);
+    },
+    shutdown: () => {
+      for (const worker of [workflows, provider]) {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+      }
+    },
+  };
+}
+
+export function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+}
+
+const quietBundlerLogger = {
+  log() {}, trace() {}, debug() {}, info() {}, warn() {},
+  error(message: string, meta?: Record<string, unknown>) {
+    console.error(message, meta ?? '');
+  },
+};
+
+/** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
+export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
+  const temporalEnv = parseEnv(TemporalEnv, env);
+  const provider = parseEnv(ProviderEnv, env);
+  const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, env);
+  if (!provider.MSGFLOW_API_TOKEN) throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
+  const messaging = new MessagingClient({ baseUrl: provider.MSGFLOW_API_BASE_URL, token: provider.MSGFLOW_API_TOKEN, maxRetries: 0 });
+  return createMsgflowWorker({
+    connection: await connectWorkerConnection(temporalEnv),
+    namespace: temporalEnv.TEMPORAL_NAMESPACE,
+    taskQueue: MSGFLOW_TASK_QUEUE,
+    messaging,
+    temporal: await connectClient(temporalEnv),
+    providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
+  });
+}
