@@ -74,11 +74,66 @@ export const IngressEnv = z.object({
 });
 export type IngressEnv = z.infer<typeof IngressEnv>;
 
+const millis = z.coerce.number().int().min(0).max(24 * 60 * 60 * 1000);
+
+/** Express `trust proxy`: true/false, a hop count, or addresses/subnets/names such as `loopback,10.0.0.0/8`. */
+const trustProxy = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((s): boolean | number | string => (s === 'true' ? true : s === 'false' ? false : /^\d+$/.test(s) ? Number(s) : s));
+
+/** `sms_segment=3,otp=5`: prices in minor units, by the names of GET /pricing. */
+const priceList = z
+  .string()
+  .transform((s) => Object.fromEntries(list.parse(s).map((pair) => [pair.split('=')[0], Number(pair.split('=')[1])])))
+  .pipe(
+    z.strictObject({
+      sms_segment: z.number().int().nonnegative().optional(),
+      otp: z.number().int().nonnegative().optional(),
+      voice_call: z.number().int().nonnegative().optional(),
+      lookup: z.number().int().nonnegative().optional(),
+      email_verification: z.number().int().nonnegative().optional(),
+    }),
+  );
+
+/**
+ * The sandbox (`msgflow sandbox`; each variable is also a flag). Unset timing and limit variables take the
+ * sandbox's own defaults (src/sandbox/options.ts).
+ */
 export const SandboxEnv = z.object({
   MSGFLOW_SANDBOX_HOST: z.string().default('127.0.0.1'),
   MSGFLOW_SANDBOX_PORT: port.default(4010),
   MSGFLOW_SANDBOX_DB: z.string().default(`${DATA_DIR}/sandbox.db`),
   MSGFLOW_SANDBOX_ADMIN_TOKEN: z.string().min(16).optional(),
+  MSGFLOW_SANDBOX_TRUST_PROXY: trustProxy.optional(),
+  /** How often the carrier and the webhook dispatcher look for due work. */
+  MSGFLOW_SANDBOX_TICK_MS: z.coerce.number().int().min(1).max(60_000).optional(),
+  /** Processing time of a charged send (its Idempotency-Key is held meanwhile). */
+  MSGFLOW_SANDBOX_SEND_LATENCY_MS: millis.optional(),
+  /** Carrier: queued → sent, sent → final state, and each step of a voice call. */
+  MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS: millis.optional(),
+  MSGFLOW_SANDBOX_CARRIER_FINAL_MS: millis.optional(),
+  MSGFLOW_SANDBOX_VOICE_STEP_MS: millis.optional(),
+  /** Webhook retry delays, comma-separated ms, e.g. `1000,5000,30000`; an empty list never retries. */
+  MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS: z
+    .string()
+    .transform((s) => list.parse(s).map(Number))
+    .pipe(z.array(z.number().int().min(0).max(7 * 24 * 60 * 60 * 1000)))
+    .optional(),
+  MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).optional(),
+  MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Chaos: probability (0..1) of sending a delivered webhook once more, and a random hold-back of first attempts. */
+  MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE: z.coerce.number().min(0).max(1).optional(),
+  MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS: millis.optional(),
+  /** Requests per minute per token (accounts without their own limit). */
+  MSGFLOW_SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  /** POST /otp/send per minute per source IP. */
+  MSGFLOW_SANDBOX_OTP_IP_LIMIT: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  MSGFLOW_SANDBOX_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).optional(),
+  MSGFLOW_SANDBOX_PRICES: priceList.optional(),
+  /** Where the `msgflow sandbox account|token|sender|credit|inbox|ledger` helpers find a running sandbox. */
+  MSGFLOW_SANDBOX_URL: z.url().default('http://127.0.0.1:4010'),
 });
 export type SandboxEnv = z.infer<typeof SandboxEnv>;
 

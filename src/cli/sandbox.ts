@@ -1,4 +1,215 @@
-import type { Command } from 'commander';
+/**
+ * `msgflow sandbox`: runs the provider sandbox, and small admin helpers that talk to a running one
+ * (MSGFLOW_SANDBOX_URL, MSGFLOW_SANDBOX_ADMIN_TOKEN). Every start flag is also an environment variable,
+ * declared and validated in src/config.ts (SandboxEnv); a flag wins over its variable.
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { SCOPES, type Scope } from '../api/scopes.js';
+import { ConfigError, SandboxEnv } from '../config.js';
+import { detailsOf } from '../api/errors.js';
+import { DEFAULTS } from '../sandbox/options.js';
+import { SandboxAdmin, SandboxAdminError, type SandboxOptions, startSandbox } from '../sandbox/index.js';
+import { untilStopSignal } from './signals.js';
 
-/** Registers `msgflow sandbox …`; filled in by the sandbox work. */
-export function registerSandboxCommands(_program: Command): void {}
+/** Start flags and the variable each one overrides. */
+const START_FLAGS = [
+  ['--port <port>', 'MSGFLOW_SANDBOX_PORT', `TCP port, 0 for any free one (default ${DEFAULTS.port})`],
+  ['--host <host>', 'MSGFLOW_SANDBOX_HOST', `interface to bind (default ${DEFAULTS.host})`],
+  ['--db <path>', 'MSGFLOW_SANDBOX_DB', `SQLite file, or :memory: (default ${DEFAULTS.db})`],
+  ['--admin-token <token>', 'MSGFLOW_SANDBOX_ADMIN_TOKEN', 'admin API token, at least 16 characters (default: generated and printed)'],
+  ['--trust-proxy <value>', 'MSGFLOW_SANDBOX_TRUST_PROXY', 'Express trust proxy: true, a hop count, or addresses such as loopback (default false)'],
+  ['--tick-ms <ms>', 'MSGFLOW_SANDBOX_TICK_MS', `how often due carrier moves and webhooks are processed (default ${DEFAULTS.tickMs})`],
+  ['--send-latency-ms <ms>', 'MSGFLOW_SANDBOX_SEND_LATENCY_MS', `processing time of a charged send (default ${DEFAULTS.sendLatencyMs})`],
+  ['--carrier-submit-ms <ms>', 'MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS', `SMS queued -> sent (default ${DEFAULTS.carrier.submitMs})`],
+  ['--carrier-final-ms <ms>', 'MSGFLOW_SANDBOX_CARRIER_FINAL_MS', `SMS sent -> final state (default ${DEFAULTS.carrier.finalMs})`],
+  ['--voice-step-ms <ms>', 'MSGFLOW_SANDBOX_VOICE_STEP_MS', `each step of a voice call (default ${DEFAULTS.carrier.voiceStepMs})`],
+  ['--webhook-retry-ms <list>', 'MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS', `retry delays, comma-separated (default ${DEFAULTS.webhooks.retryScheduleMs.join(',')})`],
+  ['--webhook-timeout-ms <ms>', 'MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS', `per-attempt timeout (default ${DEFAULTS.webhooks.timeoutMs})`],
+  ['--webhook-batch-max <n>', 'MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX', `most events in one batch body (default ${DEFAULTS.webhooks.batchMax})`],
+  ['--webhook-duplicate <p>', 'MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE', 'chaos: probability 0..1 of delivering a webhook twice (default 0)'],
+  ['--webhook-max-delay-ms <ms>', 'MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS', 'chaos: random hold-back of first attempts, reorders them (default 0)'],
+  ['--rate-limit <n>', 'MSGFLOW_SANDBOX_RATE_LIMIT', `requests per minute per token (default ${DEFAULTS.defaultRatePerMinute})`],
+  ['--otp-ip-limit <n>', 'MSGFLOW_SANDBOX_OTP_IP_LIMIT', `OTP sends per minute per source IP (default ${DEFAULTS.otpPerIpPerMinute})`],
+  ['--body-limit-bytes <n>', 'MSGFLOW_SANDBOX_BODY_LIMIT_BYTES', `largest request body (default ${DEFAULTS.bodyLimitBytes})`],
+  ['--prices <list>', 'MSGFLOW_SANDBOX_PRICES', 'prices in minor units, e.g. sms_segment=3,otp=5'],
+] as const;
+
+type Flags = Record<string, string | undefined>;
+
+/** Flags over environment, validated once by SandboxEnv; errors name both the flag and the variable. */
+export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = process.env): SandboxOptions {
+  const merged: NodeJS.ProcessEnv = { ...env };
+  for (const [flag, variable] of START_FLAGS) {
+    const value = flags[camelCase(flag)];
+    if (value !== undefined) merged[variable] = value;
+  }
+  const result = SandboxEnv.safeParse(merged);
+  if (!result.success) {
+    const problems = detailsOf(result.error).map((d) => {
+      const flag = START_FLAGS.find(([, variable]) => variable === d.path.split('.')[0])?.[0].split(' ')[0];
+      return `  ${flag ? `${flag} / ` : ''}${d.path}: ${d.message}`;
+    });
+    throw new ConfigError(`Invalid sandbox settings:\n${problems.join('\n')}`);
+  }
+  const e = result.data;
+  const chaos =
+    e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE !== undefined || e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS !== undefined
+      ? { duplicateProbability: e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE, maxExtraDelayMs: e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS }
+      : undefined;
+  return definedOnly({
+    port: e.MSGFLOW_SANDBOX_PORT,
+    host: e.MSGFLOW_SANDBOX_HOST,
+    db: e.MSGFLOW_SANDBOX_DB,
+    adminToken: e.MSGFLOW_SANDBOX_ADMIN_TOKEN,
+    trustProxy: e.MSGFLOW_SANDBOX_TRUST_PROXY,
+    tickMs: e.MSGFLOW_SANDBOX_TICK_MS,
+    sendLatencyMs: e.MSGFLOW_SANDBOX_SEND_LATENCY_MS,
+    carrier: definedOnly({
+      submitMs: e.MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS,
+      finalMs: e.MSGFLOW_SANDBOX_CARRIER_FINAL_MS,
+      voiceStepMs: e.MSGFLOW_SANDBOX_VOICE_STEP_MS,
+    }),
+    webhooks: definedOnly({
+      retryScheduleMs: e.MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS,
+      timeoutMs: e.MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS,
+      batchMax: e.MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX,
+      chaos: chaos && definedOnly(chaos),
+    }),
+    defaultRatePerMinute: e.MSGFLOW_SANDBOX_RATE_LIMIT,
+    otpPerIpPerMinute: e.MSGFLOW_SANDBOX_OTP_IP_LIMIT,
+    bodyLimitBytes: e.MSGFLOW_SANDBOX_BODY_LIMIT_BYTES,
+    prices: e.MSGFLOW_SANDBOX_PRICES && definedOnly(e.MSGFLOW_SANDBOX_PRICES),
+  });
+}
+
+export function registerSandboxCommands(program: Command): void {
+  const sandbox = program
+    .command('sandbox')
+    .description('Run the provider sandbox (the default), or manage a running one\'s accounts');
+
+  const start = sandbox.command('start', { isDefault: true }).description('Start the sandbox (a stateful Messaging API v1)');
+  for (const [flag, variable, description] of START_FLAGS) start.addOption(new Option(flag, `${description} [${variable}]`));
+  start.action(async (flags: Flags) => {
+    const running = await startSandbox(sandboxOptionsFrom(flags));
+    console.log(`sandbox: ${running.baseUrl}`);
+    if (running.adminTokenGenerated) console.log(`sandbox admin token: ${running.adminToken}`);
+    await untilStopSignal();
+    await running.close();
+  });
+
+  const account = sandbox.command('account').description('Accounts');
+  account
+    .command('create')
+    .description('Create an account')
+    .requiredOption('--name <name>', 'account name')
+    .option('--balance <minor units>', 'opening balance', integer)
+    .option('--currency <code>', 'ISO 4217 currency (default USD)')
+    .action(async (o: { name: string; balance?: number; currency?: string }) => {
+      await print(adminFromEnv().createAccount(definedOnly(o)));
+    });
+
+  const token = sandbox.command('token').description('API tokens');
+  token
+    .command('create')
+    .description('Create an API token (its secret is printed once)')
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`, scopeList)
+    .option('--name <name>', 'a label')
+    .action(async (o: { account: string; scopes: Scope[]; name?: string }) => {
+      await print(adminFromEnv().createToken(o.account, definedOnly({ scopes: o.scopes, name: o.name })));
+    });
+  token
+    .command('revoke')
+    .description('Revoke an API token')
+    .argument('<token-id>')
+    .action(async (id: string) => {
+      await adminFromEnv().revokeToken(id).catch(explain);
+      console.log(`revoked ${id}`);
+    });
+
+  sandbox
+    .command('sender')
+    .description('Approved senders')
+    .command('add')
+    .description('Approve a sender for an account')
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--sender <sender>', 'sender id, e.g. ACME')
+    .action(async (o: { account: string; sender: string }) => {
+      await adminFromEnv().addSender(o.account, o.sender).catch(explain);
+      console.log(`approved sender ${o.sender}`);
+    });
+
+  sandbox
+    .command('credit')
+    .description("Add to an account's wallet")
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--amount <minor units>', 'amount to add', integer)
+    .action(async (o: { account: string; amount: number }) => {
+      await adminFromEnv().credit(o.account, o.amount).catch(explain);
+      console.log(`credited ${o.amount}`);
+    });
+
+  sandbox
+    .command('inbox')
+    .description('What was sent to a number, newest first (texts in clear)')
+    .requiredOption('--to <number>', 'recipient, international digits only')
+    .action(async (o: { to: string }) => {
+      await print(adminFromEnv().inbox(o.to));
+    });
+
+  sandbox
+    .command('ledger')
+    .description("An account's credits and charges")
+    .requiredOption('--account <id>', 'account id')
+    .action(async (o: { account: string }) => {
+      await print(adminFromEnv().ledger(o.account));
+    });
+}
+
+function adminFromEnv(): SandboxAdmin {
+  const env = SandboxEnv.pick({ MSGFLOW_SANDBOX_URL: true, MSGFLOW_SANDBOX_ADMIN_TOKEN: true }).safeParse(process.env);
+  if (!env.success) {
+    throw new ConfigError(detailsOf(env.error).map((d) => `${d.path}: ${d.message}`).join('\n'));
+  }
+  if (!env.data.MSGFLOW_SANDBOX_ADMIN_TOKEN) {
+    throw new ConfigError('Set MSGFLOW_SANDBOX_ADMIN_TOKEN to the admin token the sandbox printed or was started with');
+  }
+  return new SandboxAdmin({ url: env.data.MSGFLOW_SANDBOX_URL, adminToken: env.data.MSGFLOW_SANDBOX_ADMIN_TOKEN });
+}
+
+async function print(result: Promise<unknown>): Promise<void> {
+  console.log(JSON.stringify(await result.catch(explain), null, 2));
+}
+
+/** Turns an admin API error into one readable message (field details included). */
+function explain(error: unknown): never {
+  if (error instanceof SandboxAdminError) {
+    const details = (error.details ?? []).map((d) => `\n  ${d.path || '(body)'}: ${d.message}`).join('');
+    throw new Error(`sandbox answered ${error.status} ${error.code}: ${error.message}${details}`);
+  }
+  if (error instanceof TypeError) throw new Error(`cannot reach the sandbox (${(error.cause as Error | undefined)?.message ?? error.message})`);
+  throw error;
+}
+
+function integer(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number (minor units)');
+  return Number(value);
+}
+
+function scopeList(value: string): Scope[] {
+  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(`unknown scope ${unknown.join(', ') || '(none given)'}; choose from ${SCOPES.join(', ')}`);
+  }
+  return scopes as Scope[];
+}
+
+function camelCase(flag: string): string {
+  return flag.split(' ')[0]!.replace(/^--/, '').replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Drops undefined properties, so options left unset fall back to the sandbox's defaults. */
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
