@@ -40,6 +40,7 @@ export interface StackOptions {
 }
 
 export interface RunningStack {
+  taskQueue: string;
   sandbox: RunningSandbox;
   admin: SandboxAdmin;
   accountId: string | undefined;
@@ -95,6 +96,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         : await startWorker(options, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups);
 
     return {
+      taskQueue: options.taskQueue,
       sandbox,
       admin,
       accountId,

@@ -3,21 +3,14 @@
  * against the test run's shared Temporal dev server, on a task queue of their own.
  */
 import { randomUUID } from 'node:crypto';
-import type { WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { type RunningStack, type StackOptions, startStack } from '../../src/stack.js';
 import { bundleMsgflowWorkflows } from '../../src/temporal/worker.js';
+import { FAST_TIMINGS } from './sandbox.js';
 
-/** Fast carrier and webhook timings, so a message reaches its final state in well under a second. */
-export const FAST_SANDBOX = {
-  port: 0,
-  db: ':memory:',
-  log: () => {},
-  tickMs: 20,
-  sendLatencyMs: 0,
-  carrier: { submitMs: 20, finalMs: 60, voiceStepMs: 30 },
-  webhooks: { retryScheduleMs: [200, 400, 800, 1600, 3200, 6400], timeoutMs: 5000 },
-};
+// The SDK's INFO lines (worker state changes) would drown the test report.
+Runtime.install({ logger: new DefaultLogger('WARN') });
 
 let bundle: Promise<WorkflowBundle> | undefined;
 
@@ -36,6 +29,14 @@ export async function startTestStack(overrides: Partial<Omit<StackOptions, 'sand
     ratePerMinute: 60_000,
     initialBalance: 1_000_000,
     ...rest,
-    sandbox: { ...FAST_SANDBOX, ...sandbox, webhooks: { ...FAST_SANDBOX.webhooks, ...sandbox?.webhooks } },
+    sandbox: {
+      port: 0,
+      db: ':memory:',
+      log: () => {},
+      ...FAST_TIMINGS,
+      ...sandbox,
+      carrier: { ...FAST_TIMINGS.carrier, ...sandbox?.carrier },
+      webhooks: { ...FAST_TIMINGS.webhooks, ...sandbox?.webhooks },
+    },
   });
 }
