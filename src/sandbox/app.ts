@@ -37,16 +37,24 @@ export function createApp(ctx: SandboxContext): Express {
 
 function errorHandler(ctx: SandboxContext): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
-    const apiError =
-      error instanceof ApiError
-        ? error
-        : (bodyParserError(error) ??
-          (ctx.options.log(`sandbox: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
-          new ApiError('internal_error', 'The sandbox failed to handle this request')));
+    const apiError = error instanceof ApiError ? error : (bodyParserError(error) ?? clientError(error) ?? internal(ctx, error));
     if (res.headersSent) {
       res.end();
       return;
     }
     res.set(apiError.headers).status(apiError.status).json(apiError.body());
   };
+}
+
+/** Other 4xx errors raised by Express itself (e.g. a path parameter that is not valid percent-encoding). */
+function clientError(error: unknown): ApiError | null {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  return new ApiError('bad_request', 'The request could not be understood (check the path and its encoding)');
+}
+
+function internal(ctx: SandboxContext, error: unknown): ApiError {
+  // Stack traces only: request data (numbers, texts, tokens) is never logged.
+  ctx.options.log(`sandbox: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return new ApiError('internal_error', 'The sandbox failed to handle this request');
 }

@@ -42,11 +42,13 @@ export interface Call<K extends RouteName> {
 export type Handler<K extends RouteName> = (call: Call<K>) => unknown;
 export type Handlers = { [K in RouteName]: Handler<K> };
 
-const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
-  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+const IdempotencyKeyHeader = z.object({
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .string()
+    .min(1)
+    .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+});
 
 /** `/voice/{id}` → `/voice/:id` */
 export function expressPath(path: string): string {
@@ -110,7 +112,7 @@ async function handle(
 
   const keyHeader = route.idempotent ? req.get(IDEMPOTENCY_KEY_HEADER) : undefined;
   const idempotencyKey =
-    keyHeader === undefined ? null : validate(IdempotencyKey, keyHeader, 'header');
+    keyHeader === undefined ? null : validate(IdempotencyKeyHeader, { [IDEMPOTENCY_KEY_HEADER]: keyHeader }, 'header')[IDEMPOTENCY_KEY_HEADER];
   if (idempotencyKey) {
     const claim = ctx.idempotency.claim(account.id, idempotencyKey, requestHash(name, req.body), ctx.now());
     if (claim.kind === 'replay') {
