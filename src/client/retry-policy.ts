@@ -29,7 +29,7 @@ export type RetryDecision = { retry: false } | { retry: true; delayMs: number };
 const NO_RETRY: RetryDecision = { retry: false };
 
 /** Base of the delay before retrying a 409 when the provider gave no Retry-After. */
-export const CONFLICT_RETRY_DELAY_MS = 250;
+export const CONFLICT_RETRY_DELAY_MS = 500;
 
 /** Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): uniform in [0, cap]. */
 export function backoffDelay(retry: number, settings: RetrySettings, random = Math.random): number {
