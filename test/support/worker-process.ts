@@ -1,0 +1,43 @@
+/** A msgflow worker in a child process (`msgflow worker`), so a test can kill it like a crash would. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { inject } from 'vitest';
+import type { RunningStack } from '../../src/stack.js';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** SIGKILL: no shutdown, no activity completion reported — a crash. */
+  kill(): Promise<void>;
+  output(): string;
+}
+
+export function startWorkerProcess(stack: RunningStack, env: Record<string, string> = {}): WorkerProcess {
+  const temporal = inject('temporal');
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      MSGFLOW_TASK_QUEUE: stack.taskQueue,
+      MSGFLOW_API_BASE_URL: stack.sandbox.baseUrl,
+      MSGFLOW_API_TOKEN: stack.token,
+      MSGFLOW_RATE_LIMIT_PER_MINUTE: '60000',
+      MSGFLOW_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return {
+    child,
+    output: () => output,
+    kill: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
