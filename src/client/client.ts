@@ -16,7 +16,7 @@ import {
   VoiceResource,
   WebhooksResource,
 } from './resources.js';
-import { requireNonNegativeInteger } from './validation.js';
+import { requireInteger } from './validation.js';
 
 const CLIENT_VERSION = '0.1.0';
 
@@ -46,7 +46,7 @@ export class MessagingClient {
       initialRetryDelayMs: options.initialRetryDelayMs ?? DEFAULTS.initialRetryDelayMs,
       maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs,
     };
-    for (const [name, value] of Object.entries(numbers)) requireNonNegativeInteger(value, name);
+    for (const [name, value] of Object.entries(numbers)) requireInteger(value, name, name === 'timeoutMs' ? 1 : 0);
 
     this.pipeline = new RequestPipeline({
       ...numbers,

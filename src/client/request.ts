@@ -23,7 +23,7 @@ import { maskNumbersInText, redact } from './redaction.js';
 import { parseJson, parsePayload, UNPARSABLE } from './response.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
 import { sleep } from './sleep.js';
-import { requireNonNegativeInteger, validate } from './validation.js';
+import { requireInteger, validate } from './validation.js';
 
 export interface PipelineSettings extends RetrySettings {
   baseUrl: string;
@@ -58,6 +58,15 @@ const IDEMPOTENCY_KEY_PATTERN = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
 /** GET and DELETE can be repeated without repeating an effect (RFC 9110 §9.2.2); POSTs need a key. */
 const IDEMPOTENT_METHODS = new Set(['GET', 'DELETE']);
 
+/** Everything about a call that stays the same across its attempts. */
+interface Prepared {
+  path: string;
+  url: string;
+  init: { method: string; headers: Record<string, string>; body?: string };
+  idempotencyKey: string | undefined;
+  logFields: Partial<LogEntry>;
+}
+
 type Attempt =
   | { kind: 'response'; status: number; headers: ResponseHeaders; body: unknown }
   | { kind: 'failure'; error: ConnectionError };
@@ -74,17 +83,16 @@ export class RequestPipeline {
 
   async call(call: Call): Promise<CallResult> {
     const prepared = this.prepare(call);
-    const { route } = call;
     const options = call.options ?? {};
     const settings: RetrySettings = { ...this.settings, maxRetries: options.maxRetries ?? this.settings.maxRetries };
-    const replaySafe = IDEMPOTENT_METHODS.has(route.method) || prepared.idempotencyKey !== undefined;
+    const replaySafe = IDEMPOTENT_METHODS.has(call.route.method) || prepared.idempotencyKey !== undefined;
 
     for (let attempt = 1; ; attempt++) {
       if (options.signal?.aborted) throw options.signal.reason;
       const started = performance.now();
       const outcome = await this.attempt(prepared, options);
       const logEntry: LogEntry = {
-        method: route.method,
+        method: call.route.method,
         path: prepared.path,
         attempt,
         durationMs: Math.round(performance.now() - started),
@@ -94,36 +102,14 @@ export class RequestPipeline {
       let failure: MessagingError;
       let retryAfterMs: number | undefined;
       if (outcome.kind === 'response') {
-        const { status, headers, body } = outcome;
-        const requestId = requestIdOf(headers);
-        const rateLimit = parseRateLimit(headers);
-        if (rateLimit) this.latestRateLimit = rateLimit;
-        Object.assign(logEntry, { status }, requestId === undefined ? {} : { requestId });
-        retryAfterMs = parseRetryAfter(headers['retry-after']);
-
-        if (status >= 200 && status < 300) {
-          const meta: ResponseMeta = { status, replayed: isReplayed(headers) };
-          if (requestId !== undefined) meta.requestId = requestId;
-          if (prepared.idempotencyKey !== undefined) meta.idempotencyKey = prepared.idempotencyKey;
-          if (rateLimit) meta.rateLimit = rateLimit;
-          logEntry.replayed = meta.replayed;
-          const parsed =
-            body === UNPARSABLE ? ({ ok: false, reason: 'the response is not JSON' } as const) : parsePayload(route, body, this.settings.strictResponses);
-          if (parsed.ok) {
-            if (parsed.issues.length > 0) logEntry.responseIssues = parsed.issues;
-            this.log(logEntry);
-            return { payload: parsed.payload, meta };
-          }
-          // A malformed success is not retried: the provider acted, and a replay would return the same body.
-          const error = new MessagingApiError({ status, code: 'invalid_response', message: `Unexpected response from ${route.method} ${route.path}: ${parsed.reason}`, headers, ...(requestId === undefined ? {} : { requestId }) });
-          this.log({ ...logEntry, error: describe(error, this.settings.logPersonalData) });
-          throw error;
-        }
+        const response = this.observe(outcome, logEntry);
+        if (outcome.status >= 200 && outcome.status < 300) return this.succeed(call.route, prepared, response, logEntry);
+        retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
         failure = errorFromResponse({
-          status,
-          body: body === UNPARSABLE ? undefined : body,
-          headers,
-          ...(requestId === undefined ? {} : { requestId }),
+          status: outcome.status,
+          body: outcome.body === UNPARSABLE ? undefined : outcome.body,
+          headers: outcome.headers,
+          ...(response.requestId === undefined ? {} : { requestId: response.requestId }),
           ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
         });
       } else {
@@ -153,8 +139,44 @@ export class RequestPipeline {
     }
   }
 
+  /** What every answer tells, success or not: request id and rate-limit state. */
+  private observe(outcome: Extract<Attempt, { kind: 'response' }>, logEntry: LogEntry) {
+    const requestId = requestIdOf(outcome.headers);
+    const rateLimit = parseRateLimit(outcome.headers);
+    if (rateLimit) this.latestRateLimit = rateLimit;
+    logEntry.status = outcome.status;
+    if (requestId !== undefined) logEntry.requestId = requestId;
+    return { ...outcome, requestId, rateLimit };
+  }
+
+  private succeed(route: Route, prepared: Prepared, response: ReturnType<RequestPipeline['observe']>, logEntry: LogEntry): CallResult {
+    const { status, headers, body, requestId, rateLimit } = response;
+    const meta: ResponseMeta = { status, replayed: isReplayed(headers) };
+    if (requestId !== undefined) meta.requestId = requestId;
+    if (prepared.idempotencyKey !== undefined) meta.idempotencyKey = prepared.idempotencyKey;
+    if (rateLimit) meta.rateLimit = rateLimit;
+    logEntry.replayed = meta.replayed;
+
+    const parsed = body === UNPARSABLE ? ({ ok: false, reason: 'the response is not JSON' } as const) : parsePayload(route, body, this.settings.strictResponses);
+    if (parsed.ok) {
+      if (parsed.issues.length > 0) logEntry.responseIssues = parsed.issues;
+      this.log(logEntry);
+      return { payload: parsed.payload, meta };
+    }
+    // A malformed success is not retried: the provider acted, and a replay would return the same body.
+    const error = new MessagingApiError({
+      status,
+      code: 'invalid_response',
+      message: `Unexpected response from ${route.method} ${route.path}: ${parsed.reason}`,
+      headers,
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+    this.log({ ...logEntry, error: describe(error, this.settings.logPersonalData) });
+    throw error;
+  }
+
   /** Validates the call and builds everything that stays the same across attempts. */
-  private prepare(call: Call) {
+  private prepare(call: Call): Prepared {
     const { route, options = {} } = call;
     for (const [name, value] of Object.entries(call.params ?? {})) validate(Id, value, name);
     const body: unknown = route.body ? validate(route.body, call.body, `request body for ${route.method} ${route.path}`) : undefined;
@@ -172,8 +194,8 @@ export class RequestPipeline {
         throw new InvalidInputError('Invalid idempotencyKey', [{ path: 'idempotencyKey', message: 'must be 1-255 printable ASCII characters, not starting or ending with a space' }]);
       }
     }
-    requireNonNegativeInteger(options.timeoutMs, 'timeoutMs');
-    requireNonNegativeInteger(options.maxRetries, 'maxRetries');
+    requireInteger(options.timeoutMs, 'timeoutMs', 1);
+    requireInteger(options.maxRetries, 'maxRetries');
 
     const path = buildPath(route.path, call.params);
     const search = query.toString();
@@ -200,7 +222,7 @@ export class RequestPipeline {
   }
 
   /** One HTTP exchange, body included, bounded by the timeout and the caller's signal. */
-  private async attempt(prepared: ReturnType<RequestPipeline['prepare']>, options: SendOptions): Promise<Attempt> {
+  private async attempt(prepared: Prepared, options: SendOptions): Promise<Attempt> {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.settings.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {

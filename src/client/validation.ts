@@ -11,8 +11,10 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, what: s
   throw new InvalidInputError(`Invalid ${what}: ${summary}`, details);
 }
 
-export function requireNonNegativeInteger(value: number | undefined, name: string): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
-    throw new InvalidInputError(`Invalid ${name}: must be a non-negative integer`, [{ path: name, message: 'must be a non-negative integer' }]);
+/** Numeric options: integers from `min` up (0 for counts and delays, 1 for timeouts). */
+export function requireInteger(value: number | undefined, name: string, min = 0): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= min)) {
+    const rule = `must be an integer of at least ${min}`;
+    throw new InvalidInputError(`Invalid ${name}: ${rule}`, [{ path: name, message: rule }]);
   }
 }

@@ -68,6 +68,8 @@ describe('requests', () => {
     expect(() => new MessagingClient({ baseUrl: 'not a url', token: TOKEN })).toThrow(InvalidInputError);
     expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: '' })).toThrow(InvalidInputError);
     expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: TOKEN, maxRetries: -1 })).toThrow(InvalidInputError);
+    expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: TOKEN, timeoutMs: 0 })).toThrow(InvalidInputError);
+    expect(() => new MessagingClient({ baseUrl: 'ftp://x/v1', token: TOKEN })).toThrow(InvalidInputError);
   });
 });
 
