@@ -1,0 +1,79 @@
+/**
+ * Records real workflow histories for the replay test: runs the stack against a Temporal dev server,
+ * exercises each workflow and writes each history to test/replay/histories/. Re-run it (and commit the
+ * result) when a workflow changes on purpose; the replay test then guards the new code against the old.
+ *
+ *   npm run record:histories
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { formatTimestamp } from '../../src/api/common.js';
+import { signWebhook } from '../../src/api/signature.js';
+import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
+import { startStack } from '../../src/stack.js';
+import { resolveTemporalCli } from '../../src/temporal/cli.js';
+import { ensureTemporal } from '../../src/temporal/dev-server.js';
+import { messageWorkflowId } from '../../workflows/ids.js';
+import { FAST_TIMINGS } from '../support/sandbox.js';
+
+const OUT = new URL('./histories/', import.meta.url);
+
+const temporal = await ensureTemporal(process.env);
+const stack = await startStack({
+  temporal,
+  taskQueue: `record-${randomUUID()}`,
+  ratePerMinute: 60_000,
+  sandbox: { port: 0, db: ':memory:', log: () => {}, ...FAST_TIMINGS },
+});
+try {
+  mkdirSync(OUT, { recursive: true });
+  // The CLI writes the proto3 JSON form that Worker.runReplayHistories reads.
+  const cli = await resolveTemporalCli();
+  const save = async (name: string, workflowId: string) => {
+    const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '--address', temporal.address, '--namespace', temporal.namespace, '--workflow-id', workflowId, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+    writeFileSync(new URL(`${name}.json`, OUT), stdout);
+    console.log(`recorded ${name} (${JSON.parse(stdout).events.length} events)`);
+  };
+
+  // sendSms with every final state, reported by webhook events.
+  const all = await stack.msgflow.sendSms({
+    recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.rejected, MAGIC_NUMBERS.expired],
+    sender: 'ACME',
+    message: 'replay fixture',
+  });
+  const result = await all.result();
+  await save('send-sms-every-final-state', all.workflowId);
+  await save('message-status-from-webhook', messageWorkflowId(result.messages[0]!.provider_message_id));
+
+  // sendSms whose events are lost: the provider is asked, and a never-final message times out.
+  const [endpoint] = await stack.messaging.webhooks.list().toArray();
+  await stack.messaging.webhooks.update(endpoint!.id, { url: 'http://127.0.0.1:9/nowhere' });
+  const fallback = await stack.msgflow.sendSms({
+    recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.neverFinal],
+    sender: 'ACME',
+    message: 'replay fixture',
+    waitWindowMs: 1000,
+  });
+  const fallbackResult = await fallback.result();
+  await stack.messaging.webhooks.update(endpoint!.id, { url: stack.ingress.webhookUrl });
+  await save('send-sms-provider-fallback', fallback.workflowId);
+  await save('message-status-provider-fallback', messageWorkflowId(fallbackResult.messages[0]!.provider_message_id));
+
+  // An early event, a duplicate and a conflicting one, then a waiter.
+  const id = `replay-${randomUUID()}`;
+  for (const status of ['undelivered', 'undelivered', 'delivered'] as const) {
+    const body = JSON.stringify({ event: `message.${status}`, mobile_number: `+${MAGIC_NUMBERS.delivered}`, provider_message_id: id, status, timestamp: formatTimestamp(new Date()) });
+    const headers = signWebhook([stack.webhookSecret], `msg_${randomUUID()}`, Math.floor(Date.now() / 1000), body);
+    const response = await fetch(stack.ingress.webhookUrl, { method: 'POST', headers, body });
+    if (!response.ok) throw new Error(`ingress answered ${response.status}`);
+  }
+  const waiter = await stack.msgflow.awaitMessage(id);
+  await waiter.result();
+  await save('await-message-after-early-events', waiter.workflowId);
+  await save('message-status-early-events', messageWorkflowId(id));
+} finally {
+  await stack.close();
+  await temporal.stop();
+}
