@@ -1,4 +1,7 @@
-/** The worker's activities, built by factories over injected clients (dependency injection, no globals). */
+/**
+ * The worker's activities, built by factories over injected clients (dependency injection, no globals),
+ * grouped by the task queue they run on. A new feature adds its factory to one of the two groups.
+ */
 import type { Client } from '@temporalio/client';
 import type { MessagingClient } from '../src/client/index.js';
 import { createProviderActivities } from './provider.js';
@@ -8,15 +11,16 @@ export { createProviderActivities } from './provider.js';
 export { createSubscriptionActivities } from './subscriptions.js';
 export { FAILURE_TYPES } from './errors.js';
 
-export interface ActivityDependencies {
-  /** Provider client; the worker creates it with in-process retries off, so Temporal owns every retry. */
-  messaging: MessagingClient;
-  temporal: Client;
+/** Activities that call the provider: they run on the rate-limited provider queue. */
+export function createProviderQueueActivities(messaging: MessagingClient) {
+  return {
+    ...createProviderActivities(messaging),
+  };
 }
 
-export function createActivities({ messaging, temporal }: ActivityDependencies) {
+/** Activities that talk to Temporal or local resources: they run on the workflows' own queue. */
+export function createWorkflowQueueActivities(temporal: Client) {
   return {
-    provider: createProviderActivities(messaging),
-    temporal: createSubscriptionActivities(temporal),
+    ...createSubscriptionActivities(temporal),
   };
 }

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { createProviderActivities, createSubscriptionActivities } from '../../activities/index.js';
+import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
 import { providerTaskQueue } from '../../workflows/ids.js';
 import { MessagingClient } from '../client/index.js';
 import { ConfigError, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
@@ -43,13 +43,13 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     namespace,
     taskQueue,
     ...workflowSource,
-    activities: createSubscriptionActivities(temporal),
+    activities: createWorkflowQueueActivities(temporal),
   });
   const provider = await Worker.create({
     connection,
     namespace,
     taskQueue: providerTaskQueue(taskQueue),
-    activities: createProviderActivities(messaging),
+    activities: createProviderQueueActivities(messaging),
     maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
   });
   return {

@@ -1,0 +1,33 @@
+/**
+ * `npm run bench [-- name…]`: runs the benchmarks (all, or those named) against one Temporal dev server,
+ * prints each table and writes JSON to bench/results/. Benchmarks never run as part of `npm test`.
+ */
+import { cpus, totalmem } from 'node:os';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { ensureTemporal } from '../src/temporal/dev-server.js';
+import { type Benchmark, formatTable, saveResult } from './harness.js';
+
+/** Every benchmark, in the order they run. */
+const BENCHMARKS: Benchmark[] = [];
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+const wanted = process.argv.slice(2);
+const selected = wanted.length ? BENCHMARKS.filter((b) => wanted.includes(b.name)) : BENCHMARKS;
+const unknown = wanted.filter((w) => !BENCHMARKS.some((b) => b.name === w));
+if (unknown.length) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  process.exit(2);
+}
+
+const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+const temporal = await ensureTemporal(process.env);
+try {
+  for (const benchmark of selected) {
+    console.log(`\nrunning ${benchmark.name}…`);
+    const result = await benchmark.run({ temporal, log: (line) => console.log(`  ${line}`) });
+    console.log(`\n${formatTable(result)}\n`);
+    console.log(`saved ${saveResult(benchmark.name, result, machine)}`);
+  }
+} finally {
+  await temporal.stop();
+}
