@@ -94,19 +94,23 @@ export class Carrier {
     this.schedule(subject, id, first, at + delay);
   }
 
-  /** Applies every move that is due; returns how many. Each move commits with its follow-ups and events. */
-  tick(limit = 500): number {
+  /**
+   * Applies up to `limit` due moves in one transaction: each move commits together with its follow-up move
+   * and its webhook outbox rows, so a crash can neither lose an event nor apply a move twice.
+   */
+  tick(limit = 1000): number {
     const now = this.now();
-    const due = this.db
-      .prepare('SELECT seq, subject, subject_id, status FROM transitions WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?')
-      .all(now, limit) as TransitionRow[];
-    const apply = this.db.transaction((t: TransitionRow) => {
-      this.db.prepare('DELETE FROM transitions WHERE seq = ?').run(t.seq);
-      if (t.subject === 'message') this.moveMessage(t.subject_id, t.status as MessageStatus, now);
-      else this.moveCall(t.subject_id, t.status as VoiceStatus, now);
-    });
-    for (const t of due) apply(t);
-    return due.length;
+    return this.db.transaction(() => {
+      const due = this.db
+        .prepare('SELECT seq, subject, subject_id, status FROM transitions WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?')
+        .all(now, limit) as TransitionRow[];
+      for (const t of due) {
+        this.db.prepare('DELETE FROM transitions WHERE seq = ?').run(t.seq);
+        if (t.subject === 'message') this.moveMessage(t.subject_id, t.status as MessageStatus, now);
+        else this.moveCall(t.subject_id, t.status as VoiceStatus, now);
+      }
+      return due.length;
+    })();
   }
 
   private schedule(subject: 'message' | 'voice', id: string, status: string, dueAt: number): void {
