@@ -6,6 +6,7 @@ import { registerDevCommands } from './dev.js';
 import { registerIngressCommands } from './ingress.js';
 import { registerSandboxCommands } from './sandbox.js';
 import { registerSmsCommands } from './sms.js';
+import { registerTemporalCommands } from './temporal.js';
 import { registerWorkerCommands } from './worker.js';
 
 const program = new Command('msgflow')
@@ -22,6 +23,7 @@ registerSmsCommands(program);
 registerWorkerCommands(program);
 registerIngressCommands(program);
 registerSandboxCommands(program);
+registerTemporalCommands(program);
 
 try {
   await program.parseAsync(process.argv);

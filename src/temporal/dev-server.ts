@@ -27,6 +27,8 @@ export interface DevServer {
   uiUrl?: string;
   /** The server process (and process group) id; unset for a server this process did not start. */
   pid?: number;
+  /** Settles when a server started here ends, for whatever reason, saying how (`exited with code 1`). */
+  exited?: Promise<string>;
   /** SIGTERM to the server's process group, SIGKILL after a grace period; resolves once it is gone. */
   stop(): Promise<void>;
 }
@@ -113,7 +115,12 @@ async function startOnce(cli: string, port: number, uiPort: number | undefined, 
     (stopping ??= (async () => {
       if (isRunning(child)) {
         killGroup(child, 'SIGTERM');
-        const graceful = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+        const grace = new AbortController(); // so a pending grace timer does not hold the process open
+        const graceful = await Promise.race([
+          exited.then(() => true),
+          sleep(STOP_GRACE_MS, false, { signal: grace.signal }).catch(() => false),
+        ]);
+        grace.abort();
         if (!graceful) {
           killGroup(child, 'SIGKILL');
           await exited;
@@ -136,7 +143,7 @@ async function startOnce(cli: string, port: number, uiPort: number | undefined, 
     throw new DevServerError(`${reason} (CLI: ${cli}). Its last output:\n${tail}`);
   }
   const uiUrl = uiPort === undefined ? undefined : `http://${HOST}:${uiPort}`;
-  return { address, namespace, ...(uiUrl ? { uiUrl } : {}), ...(child.pid ? { pid: child.pid } : {}), stop };
+  return { address, namespace, ...(uiUrl ? { uiUrl } : {}), ...(child.pid ? { pid: child.pid } : {}), exited, stop };
 }
 
 const liveServers = new Set<ChildProcess>();

@@ -1,10 +1,12 @@
 /** Registering msgflow's search attributes on a real cluster (the dev server gets them as start flags). */
 import type { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+// A CommonJS module whose named exports Node's ESM loader cannot detect: take them off the default export.
+import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from './search-attributes.js';
 
-const { IndexedValueType } = temporal.api.enums.v1;
-const INDEXED_TYPES: Record<'Keyword', temporal.api.enums.v1.IndexedValueType> = {
+type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
+const { IndexedValueType } = proto.temporal.api.enums.v1;
+const INDEXED_TYPES: Record<'Keyword', IndexedValueType> = {
   Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
 };
 
@@ -14,10 +16,10 @@ const GRPC_ALREADY_EXISTS = 6;
  * Adds whichever of msgflow's search attributes `namespace` lacks. Safe to run any number of times and
  * concurrently; fails clearly if a name is already registered with another type.
  */
-export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+export async function registerSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const custom = existing.customAttributes ?? {};
-  const missing: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
+  const missing: Record<string, IndexedValueType> = {};
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)) {
     const want = INDEXED_TYPES[type];
     const have = custom[name];

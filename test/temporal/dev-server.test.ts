@@ -7,7 +7,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { google, temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   ensureTemporal,
@@ -19,6 +19,7 @@ import {
 } from '../../src/temporal/index.js';
 import { isAlive } from '../../src/temporal/file-lock.js';
 
+const { google, temporal } = proto;
 const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 const msgflowNames = Object.keys(SEARCH_ATTRIBUTE_DEFINITIONS);
 

@@ -1,0 +1,106 @@
+/**
+ * `msgflow temporal …`: get a Temporal CLI (`ensure`), register msgflow's search attributes on a real
+ * cluster (`setup`), or run a dev server in the foreground (`server`).
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { DATA_DIR, parseEnv, TemporalEnv } from '../config.js';
+import { resolveTemporalCli } from '../temporal/cli.js';
+import { connectClient } from '../temporal/connection.js';
+import { startDevServer } from '../temporal/dev-server.js';
+import { registerSearchAttributes } from '../temporal/search-attribute-registration.js';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../temporal/search-attributes.js';
+import { untilStopSignal } from './signals.js';
+
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNIMPLEMENTED = 12;
+
+interface ServerOptions {
+  port: number;
+  uiPort: number;
+  headless?: boolean;
+  db: string;
+  memory?: boolean;
+  namespace?: string;
+  codecEndpoint?: string;
+}
+
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('expected a port number, 1-65535');
+  return port;
+}
+
+export function registerTemporalCommands(program: Command): void {
+  const temporal = program.command('temporal').description('Temporal CLI, dev server and cluster setup');
+
+  temporal
+    .command('ensure')
+    .description('Find the Temporal CLI (building or downloading it on first use) and print its path')
+    .action(async () => {
+      const { TEMPORAL_ADDRESS } = parseEnv(TemporalEnv);
+      if (TEMPORAL_ADDRESS) {
+        console.error(`TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS} is set: that server is used, no Temporal CLI is needed`);
+        return;
+      }
+      console.log(await resolveTemporalCli());
+    });
+
+  temporal
+    .command('setup')
+    .description("Register msgflow's search attributes in the configured namespace (TEMPORAL_* variables)")
+    .action(async () => {
+      const env = parseEnv(TemporalEnv);
+      const client = await connectClient(env);
+      try {
+        await registerSearchAttributes(client.connection, env.TEMPORAL_NAMESPACE);
+      } catch (error) {
+        const code = (error as { code?: number }).code;
+        if (code !== GRPC_PERMISSION_DENIED && code !== GRPC_UNIMPLEMENTED) throw error;
+        throw new Error(
+          `The server refused to add search attributes (${(error as Error).message}). On Temporal Cloud, add them ` +
+            `to namespace ${env.TEMPORAL_NAMESPACE} in the Cloud UI or with tcld: ${definitionsList()}`,
+        );
+      } finally {
+        await client.connection.close();
+      }
+      console.log(`search attributes ready in namespace ${env.TEMPORAL_NAMESPACE}: ${definitionsList()}`);
+    });
+
+  temporal
+    .command('server')
+    .description('Run a Temporal dev server in the foreground (Ctrl-C stops it)')
+    .option('--port <port>', 'frontend gRPC port', portNumber, 7233)
+    .option('--ui-port <port>', 'Web UI port', portNumber, 8233)
+    .option('--headless', 'run without the Web UI')
+    .option('--db <file>', 'SQLite file keeping the state across restarts', `${DATA_DIR}/temporal.db`)
+    .option('--memory', 'keep the state in memory only (lost on stop)')
+    .option('--namespace <name>', 'namespace to create besides "default" (default: TEMPORAL_NAMESPACE)')
+    .option('--codec-endpoint <url>', 'codec server the Web UI uses to decode payloads')
+    .action(async (options: ServerOptions) => {
+      const server = await startDevServer({
+        port: options.port,
+        uiPort: options.headless ? false : options.uiPort,
+        ...(options.memory ? {} : { dbFile: options.db }),
+        namespace: options.namespace ?? parseEnv(TemporalEnv).TEMPORAL_NAMESPACE,
+        ...(options.codecEndpoint ? { codecEndpoint: options.codecEndpoint } : {}),
+        log: (line) => console.error(line),
+      });
+      console.log(
+        [
+          `Temporal dev server on ${server.address} (namespace ${server.namespace})`,
+          `  Web UI  ${server.uiUrl ?? '(headless)'}`,
+          `  State   ${options.memory ? '(in memory)' : options.db}`,
+          `Use it from other shells with TEMPORAL_ADDRESS=${server.address}. Ctrl-C stops it.`,
+        ].join('\n'),
+      );
+      const ended = await Promise.race([untilStopSignal().then(() => undefined), server.exited]);
+      await server.stop();
+      if (ended !== undefined) throw new Error(`Temporal dev server ${ended}`);
+    });
+}
+
+function definitionsList(): string {
+  return Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS)
+    .map(([name, type]) => `${name}=${type}`)
+    .join(' ');
+}
