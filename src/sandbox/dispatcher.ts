@@ -38,6 +38,7 @@ export class WebhookDispatcher {
     private readonly db: Db,
     private readonly timing: WebhookTiming,
     private readonly now: () => number,
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
   /** Gathers batches and starts every due delivery not already in flight, up to the concurrency limit. */
@@ -126,6 +127,9 @@ export class WebhookDispatcher {
       return;
     }
     const scheduled = this.timing.retryScheduleMs[attempts - 1];
+    // Only the endpoint's origin is logged: paths and queries may carry secrets.
+    const where = `webhook ${delivery.id} to ${originOf(delivery.url!)} failed (${result.error}) on attempt ${attempts}`;
+    this.log(scheduled === undefined ? `sandbox: ${where}; giving up` : `sandbox: ${where}; retrying`);
     if (scheduled === undefined) {
       this.db
         .prepare("UPDATE deliveries SET state = 'failed', attempts = ?, last_status = ?, last_error = ? WHERE id = ?")
@@ -145,6 +149,14 @@ export function retryAfterMs(header: string | null, now: number): number | null 
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const date = Date.parse(header);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid url)';
+  }
 }
 
 function describeNetworkError(error: unknown): string {

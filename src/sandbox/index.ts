@@ -52,7 +52,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     limiter: new RateLimiter(),
     otpKey: Buffer.from(persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')), 'base64'),
   };
-  const dispatcher = new WebhookDispatcher(db, opts.webhooks, now);
+  const dispatcher = new WebhookDispatcher(db, opts.webhooks, now, opts.log);
 
   let server: Server;
   try {

@@ -65,7 +65,7 @@ export interface SandboxOptions {
   bodyLimitBytes?: number;
   /** Price list in minor units of the account's currency. */
   prices?: Partial<Prices>;
-  /** Where the startup lines go; default console.log. Pass `() => {}` to silence. */
+  /** Where problems are reported (failed webhook attempts, internal errors); default stderr. `() => {}` silences. */
   log?: (line: string) => void;
 }
 
@@ -134,6 +134,6 @@ export function resolveOptions(options: SandboxOptions, adminToken: string): Res
     otpPerIpPerMinute: options.otpPerIpPerMinute ?? DEFAULTS.otpPerIpPerMinute,
     bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     prices: { ...DEFAULT_PRICES, ...options.prices },
-    log: options.log ?? ((line) => console.log(line)),
+    log: options.log ?? ((line) => console.error(line)),
   };
 }
