@@ -74,6 +74,22 @@ export const IngressEnv = z.object({
 });
 export type IngressEnv = z.infer<typeof IngressEnv>;
 
+const base64Key = z
+  .string()
+  .refine((s) => /^[A-Za-z0-9+/]+=*$/.test(s) && Buffer.from(s, 'base64').length >= 32, 'must be base64 of at least 32 bytes');
+
+/**
+ * OTP sessions (the facade, the CLI and the worker). The workflow id of a session is derived from the
+ * purpose and an HMAC-SHA256 of the recipient under MSGFLOW_OTP_HASH_KEY, so no number appears in it;
+ * changing the key orphans running sessions (new sends start new ones). Codes travel sealed with
+ * MSGFLOW_OTP_SEAL_KEY (a key ring in MSGFLOW_ENCRYPTION_KEY's format), or MSGFLOW_ENCRYPTION_KEY when unset.
+ */
+export const OtpEnv = z.object({
+  MSGFLOW_OTP_HASH_KEY: base64Key.optional(),
+  MSGFLOW_OTP_SEAL_KEY: z.string().min(1).optional(),
+});
+export type OtpEnv = z.infer<typeof OtpEnv>;
+
 const millis = z.coerce.number().int().min(0).max(24 * 60 * 60 * 1000);
 
 /** Express `trust proxy`: true/false, a hop count, or addresses/subnets/names such as `loopback,10.0.0.0/8`. */
@@ -142,3 +158,26 @@ export const EncryptionEnv = z.object({
   MSGFLOW_ENCRYPTION_KEY: z.string().min(1).optional(),
 });
 export type EncryptionEnv = z.infer<typeof EncryptionEnv>;
+
+/**
+ * The codec endpoint (`msgflow codec serve`, started by `msgflow dev`): decrypts payloads for the Temporal
+ * UI and CLI, for callers holding one of its bearer tokens. Needs MSGFLOW_ENCRYPTION_KEY.
+ */
+export const CodecEnv = z.object({
+  MSGFLOW_CODEC_HOST: z.string().default('127.0.0.1'),
+  MSGFLOW_CODEC_PORT: port.default(4030),
+  /** Accepted bearer tokens, comma-separated (the current and, while rotating, the previous); 16+ characters. */
+  MSGFLOW_CODEC_TOKEN: list.pipe(z.array(z.string().min(16, 'each token needs at least 16 characters')).min(1)).optional(),
+  /** Browser origins allowed to call it: the Temporal UI's. */
+  MSGFLOW_CODEC_CORS_ORIGINS: list.default(['http://localhost:8233', 'http://127.0.0.1:8233']),
+});
+export type CodecEnv = z.infer<typeof CodecEnv>;
+
+/** Where the worker's Prometheus exporter listens (`host:port`; the SDK's series and msgflow's); off when unset. */
+export const MetricsEnv = z.object({
+  MSGFLOW_WORKER_METRICS_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d{1,5}$/, 'expected host:port, e.g. 0.0.0.0:9464')
+    .optional(),
+});
+export type MetricsEnv = z.infer<typeof MetricsEnv>;

@@ -35,6 +35,13 @@ export interface IngressAppOptions {
   isReady?: () => Promise<boolean>;
   logger?: Logger;
   hooks?: IngressHooks;
+  /** Served at GET /metrics when set (src/metrics/ingress.ts). */
+  metrics?: MetricsEndpoint;
+}
+
+export interface MetricsEndpoint {
+  contentType: string;
+  render(): Promise<string>;
 }
 
 export function createIngressApp({
@@ -44,6 +51,7 @@ export function createIngressApp({
   isReady = async () => true,
   logger = silentLogger,
   hooks = {},
+  metrics,
 }: IngressAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -55,6 +63,11 @@ export function createIngressApp({
     const ready = await isReady().catch(() => false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'temporal_unreachable' });
   });
+  if (metrics) {
+    app.get('/metrics', async (_req, res) => {
+      res.type(metrics.contentType).send(await metrics.render());
+    });
+  }
 
   app.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: maxBodyBytes }), async (req: Request, res: Response) => {
     const started = performance.now();
@@ -99,7 +112,7 @@ export function createIngressApp({
   });
 
   app.use((_req, res) => {
-    res.status(404).json({ code: 'not_found', message: `Only POST ${WEBHOOK_PATH}, /healthz and /readyz are served` });
+    res.status(404).json({ code: 'not_found', message: `Only POST ${WEBHOOK_PATH}, /healthz${metrics ? ', /readyz and /metrics' : ' and /readyz'} are served` });
   });
 
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {

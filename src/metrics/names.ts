@@ -1,0 +1,16 @@
+/**
+ * Every metric msgflow defines, named in one place (docs/operations.md lists them). Safe to import from
+ * workflow code: plain strings only. Counters get Prometheus's `_total` suffix when exported.
+ */
+export const METRICS = {
+  // Ingress (prom-client, GET /metrics on the ingress port).
+  ingressDeliveries: 'msgflow_ingress_deliveries_total',
+  ingressEventsReceived: 'msgflow_ingress_events_received_total',
+  ingressSignatureRejections: 'msgflow_ingress_signature_rejections_total',
+  ingressSignalSeconds: 'msgflow_ingress_signal_duration_seconds',
+  ingressRequestSeconds: 'msgflow_ingress_request_duration_seconds',
+  // Worker (the Temporal SDK's meter, exported with the SDK's own metrics on the worker's metrics address).
+  smsSent: 'msgflow_sms_sent',
+  providerCharges: 'msgflow_provider_charged_minor_units',
+  messageOutcomes: 'msgflow_message_outcomes',
+} as const;
