@@ -6,6 +6,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Scope } from './api/scopes.js';
 import { SCOPES } from './api/scopes.js';
@@ -16,8 +17,10 @@ import { type RunningIngress, startIngress } from './ingress/server.js';
 import { temporalSignaler } from './ingress/signaler.js';
 import { standardWebhooksVerifier } from './ingress/verifier.js';
 import { type Logger, silentLogger } from './log.js';
+import { createIngressMetrics, withIngressMetrics } from './metrics/ingress.js';
 import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
 import { Msgflow } from './starter/index.js';
+import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { createMsgflowWorker, type MsgflowWorker } from './temporal/worker.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
@@ -37,6 +40,8 @@ export interface StackOptions {
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
   startWorker?: boolean;
   logger?: Logger;
+  /** MSGFLOW_ENCRYPTION_KEY's format: with it, every payload the stack's clients and worker write is encrypted. */
+  encryptionKey?: string;
 }
 
 export interface RunningStack {
@@ -72,28 +77,34 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const { accountId, token } = await accountFor(sandbox, admin, options.reuseToken, options.initialBalance ?? 10_000_000, ratePerMinute);
     const messaging = new MessagingClient({ baseUrl: sandbox.baseUrl, token });
 
+    const dataConverter = msgflowDataConverter(options.encryptionKey ? keyRingOf(options.encryptionKey) : undefined);
     const connection = await Connection.connect({ address: options.temporal.address });
     cleanups.push(() => connection.close());
-    const temporal = new Client({ connection, namespace: options.temporal.namespace });
+    const temporal = new Client({ connection, namespace: options.temporal.namespace, dataConverter });
 
     // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
     const host = options.ingress?.host ?? '127.0.0.1';
     const port = options.ingress?.port || (await freePort(host));
     const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
-    const ingress = await startIngress({
-      host,
-      port,
-      verifier: standardWebhooksVerifier([webhookSecret]),
-      signaler: temporalSignaler({ client: temporal, taskQueue: options.taskQueue }),
-      isReady: () => isTemporalReachable(temporal),
-      logger,
-    });
+    const ingress = await startIngress(
+      withIngressMetrics(
+        {
+          host,
+          port,
+          verifier: standardWebhooksVerifier([webhookSecret]),
+          signaler: temporalSignaler({ client: temporal, taskQueue: options.taskQueue }),
+          isReady: () => isTemporalReachable(temporal),
+          logger,
+        },
+        createIngressMetrics(),
+      ),
+    );
     cleanups.push(() => ingress.close());
 
     const { worker, workerRun } =
       options.startWorker === false
         ? { worker: undefined, workerRun: new Promise<void>(() => {}) }
-        : await startWorker(options, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups);
+        : await startWorker(options, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups, dataConverter);
 
     return {
       taskQueue: options.taskQueue,
@@ -122,6 +133,7 @@ async function startWorker(
   messaging: MessagingClient,
   ratePerMinute: number,
   cleanups: Array<() => Promise<unknown>>,
+  dataConverter: DataConverter,
 ): Promise<{ worker: MsgflowWorker; workerRun: Promise<void> }> {
   const connection = await NativeConnection.connect({ address: options.temporal.address });
   const worker = await createMsgflowWorker({
@@ -132,6 +144,7 @@ async function startWorker(
     temporal,
     providerRatePerMinute: ratePerMinute,
     workflowBundle: options.workflowBundle,
+    dataConverter,
   });
   const workerRun = worker.run();
   cleanups.push(async () => {

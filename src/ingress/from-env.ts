@@ -1,7 +1,9 @@
 /** The ingress wired from the environment (`msgflow ingress`). */
 import { ConfigError, IngressEnv, parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
 import type { Logger } from '../log.js';
+import { createIngressMetrics, withIngressMetrics } from '../metrics/ingress.js';
 import { connectClient } from '../temporal/connection.js';
+import { dataConverterFromEnv } from '../temporal/data-converter.js';
 import { type RunningIngress, startIngress } from './server.js';
 import { temporalSignaler } from './signaler.js';
 import { standardWebhooksVerifier } from './verifier.js';
@@ -12,15 +14,21 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
   if (!ingress.MSGFLOW_WEBHOOK_SECRETS?.length) {
     throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
   }
-  const client = await connectClient(parseEnv(TemporalEnv, env));
-  return startIngress({
-    host: ingress.MSGFLOW_INGRESS_HOST,
-    port: ingress.MSGFLOW_INGRESS_PORT,
-    verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
-    signaler: temporalSignaler({ client, taskQueue: MSGFLOW_TASK_QUEUE }),
-    isReady: () => isTemporalReachable(client),
-    logger,
-  });
+  // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
+  const client = await connectClient(parseEnv(TemporalEnv, env), { dataConverter: dataConverterFromEnv(env) });
+  return startIngress(
+    withIngressMetrics(
+      {
+        host: ingress.MSGFLOW_INGRESS_HOST,
+        port: ingress.MSGFLOW_INGRESS_PORT,
+        verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
+        signaler: temporalSignaler({ client, taskQueue: MSGFLOW_TASK_QUEUE }),
+        isReady: () => isTemporalReachable(client),
+        logger,
+      },
+      createIngressMetrics(),
+    ),
+  );
 }
 
 export async function isTemporalReachable(client: import('@temporalio/client').Client): Promise<boolean> {

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Client, Connection, type ClientOptions } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { ConfigError, parseEnv, TemporalEnv } from '../config.js';
+import { dataConverterFromEnv } from './data-converter.js';
 
 /** What `msgflow temporal server` listens on; used when TEMPORAL_ADDRESS is not set. */
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -65,8 +66,9 @@ function parsedEnv(env?: TemporalEnv): TemporalEnv {
 }
 
 /**
- * A `Client` for the configured namespace. Extra options (a data converter with the payload codec,
- * interceptors) pass through. The caller closes it with `client.connection.close()`.
+ * A `Client` for the configured namespace. Extra options (interceptors, …) pass through; the data converter
+ * defaults to msgflow's from the process environment (payloads encrypted when MSGFLOW_ENCRYPTION_KEY is set).
+ * The caller closes it with `client.connection.close()`.
  */
 export async function connectClient(
   env?: TemporalEnv,
@@ -74,7 +76,7 @@ export async function connectClient(
 ): Promise<Client> {
   const { namespace, ...connectionOptions } = await connectionSettings(parsedEnv(env));
   const connection = await Connection.connect(connectionOptions);
-  return new Client({ ...options, connection, namespace });
+  return new Client({ dataConverter: dataConverterFromEnv(), ...options, connection, namespace });
 }
 
 /** The worker's connection (namespace goes on the Worker itself: `TEMPORAL_NAMESPACE`). */

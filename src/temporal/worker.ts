@@ -4,12 +4,17 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
 import { providerTaskQueue } from '../../workflows/ids.js';
 import { MessagingClient } from '../client/index.js';
-import { ConfigError, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { createLogger } from '../log.js';
+import { providerMetricsInterceptor, WORKFLOW_INTERCEPTOR_MODULES } from '../metrics/worker-interceptors.js';
+import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { connectClient, connectWorkerConnection } from './connection.js';
+import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
 import { TASK_QUEUES } from './task-queues.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -26,8 +31,10 @@ export interface MsgflowWorkerOptions {
   temporal: Client;
   /** The provider token's request limit; enforced by the server on the provider queue. */
   providerRatePerMinute: number;
-  /** A prebuilt bundle (tests build it once for many workers). */
+  /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
   workflowBundle?: WorkflowBundle;
+  /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
+  dataConverter?: DataConverter;
 }
 
 export interface MsgflowWorker {
@@ -37,11 +44,16 @@ export interface MsgflowWorker {
 
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
   const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, temporal } = options;
-  const workflowSource = options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH };
+  const dataConverter = options.dataConverter ?? msgflowDataConverter();
+  // A prebuilt bundle already carries the metrics interceptor and failure converter (bundleMsgflowWorkflows).
+  const workflowSource = options.workflowBundle
+    ? { workflowBundle: options.workflowBundle }
+    : { workflowsPath: WORKFLOWS_PATH, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } };
   const workflows = await Worker.create({
     connection,
     namespace,
     taskQueue,
+    dataConverter,
     ...workflowSource,
     activities: createWorkflowQueueActivities(temporal),
   });
@@ -49,7 +61,9 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     connection,
     namespace,
     taskQueue: providerTaskQueue(taskQueue),
+    dataConverter,
     activities: createProviderQueueActivities(messaging),
+    interceptors: { activity: [providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
   });
   return {
@@ -65,7 +79,12 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
 }
 
 export function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: quietBundlerLogger,
+  });
 }
 
 const quietBundlerLogger = {
@@ -81,13 +100,17 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   const provider = parseEnv(ProviderEnv, env);
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, env);
   if (!provider.MSGFLOW_API_TOKEN) throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
+  const dataConverter = dataConverterFromEnv(env);
+  // Before any native connection: the runtime is created once per process.
+  installWorkerRuntime({ metricsAddress: parseEnv(MetricsEnv, env).MSGFLOW_WORKER_METRICS_ADDRESS, logger: createLogger('worker') });
   const messaging = new MessagingClient({ baseUrl: provider.MSGFLOW_API_BASE_URL, token: provider.MSGFLOW_API_TOKEN, maxRetries: 0 });
   return createMsgflowWorker({
     connection: await connectWorkerConnection(temporalEnv),
     namespace: temporalEnv.TEMPORAL_NAMESPACE,
     taskQueue: MSGFLOW_TASK_QUEUE,
     messaging,
-    temporal: await connectClient(temporalEnv),
+    temporal: await connectClient(temporalEnv, { dataConverter }),
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
+    dataConverter,
   });
 }
