@@ -48,6 +48,8 @@ export class Msgflow {
       args: [parsed],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       typedSearchAttributes: [{ key: SA.kind, value: 'sms' }, { key: SA.sender, value: parsed.sender }],
+      // Shown in the Temporal UI; never a number or the text (summaries are readable without the codec key).
+      staticSummary: `SMS from ${parsed.sender} to ${parsed.recipients.length} recipient(s)`,
     });
     return { workflowId: handle.workflowId, result: () => handle.result() };
   }
@@ -59,6 +61,7 @@ export class Msgflow {
       taskQueue: this.taskQueue,
       args: [{ providerMessageId, waitWindowMs }],
       typedSearchAttributes: [{ key: SA.kind, value: 'await' }, { key: SA.providerMessageId, value: providerMessageId }],
+      staticSummary: `Await the final state of message ${providerMessageId}`,
     });
     return { workflowId: handle.workflowId, result: () => handle.result() };
   }

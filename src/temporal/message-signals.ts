@@ -26,5 +26,7 @@ export async function signalMessageWorkflow<Arg>(
       { key: SA.kind, value: 'message' },
       { key: SA.providerMessageId, value: providerMessageId },
     ],
+    // Applies when this call creates the workflow; shown in the Temporal UI.
+    staticSummary: `Delivery status of message ${providerMessageId}`,
   });
 }
