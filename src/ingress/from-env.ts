@@ -1,4 +1,5 @@
 /** The ingress wired from the environment (`msgflow ingress`). */
+import type { Client } from '@temporalio/client';
 import { ConfigError, IngressEnv, parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
 import type { Logger } from '../log.js';
 import { createIngressMetrics, withIngressMetrics } from '../metrics/ingress.js';
@@ -31,7 +32,8 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
   );
 }
 
-export async function isTemporalReachable(client: import('@temporalio/client').Client): Promise<boolean> {
+/** Readiness: the ingress is only useful while it can hand events to Temporal. */
+export async function isTemporalReachable(client: Client): Promise<boolean> {
   try {
     await client.withDeadline(Date.now() + 2000, () => client.workflowService.getSystemInfo({}));
     return true;
