@@ -6,10 +6,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseEnv as parseDotenv } from 'node:util';
 import type { Command } from 'commander';
-import { DATA_DIR, DEV_ENV_FILE, parseEnv, SandboxEnv, WorkerEnv } from '../config.js';
+import { startCodecServer } from '../codec-server/server.js';
+import { CodecEnv, DATA_DIR, DEV_ENV_FILE, EncryptionEnv, parseEnv, SandboxEnv, WorkerEnv } from '../config.js';
+import { generateKey } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
+import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { startStack } from '../stack.js';
+import { EncryptionCodec } from '../temporal/codec.js';
+import { keyRingOf } from '../temporal/data-converter.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
+import { generateCodecToken } from './codec.js';
 import { untilStopSignal } from './signals.js';
 
 interface DevOptions {
@@ -17,6 +23,8 @@ interface DevOptions {
   uiPort: string;
   sandboxPort: string;
   ingressPort: string;
+  codecPort: string;
+  workerMetricsPort: string;
 }
 
 export function registerDevCommands(program: Command): void {
@@ -27,18 +35,38 @@ export function registerDevCommands(program: Command): void {
     .option('--ui-port <port>', 'Temporal UI port', '8233')
     .option('--sandbox-port <port>', 'sandbox port', '4010')
     .option('--ingress-port <port>', 'ingress port', '4020')
+    .option('--codec-port <port>', 'codec endpoint port (decrypts payloads for the Temporal UI)', '4030')
+    .option('--worker-metrics-port <port>', "worker's Prometheus metrics port", '9464')
     .action(async (options: DevOptions) => {
       const log = createLogger('dev');
       mkdirSync(DATA_DIR, { recursive: true });
       const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
       const sandboxEnv = parseEnv(SandboxEnv, process.env);
       const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
+      // Personal data is encrypted in Temporal from the first run; the key and the codec token are kept in
+      // dev.env, because .data/temporal.db holds histories only that key can read.
+      const encryptionKey = parseEnv(EncryptionEnv, process.env).MSGFLOW_ENCRYPTION_KEY ?? previous.MSGFLOW_ENCRYPTION_KEY ?? generateKey();
+      const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken()];
+      // The worker runs in this process: its runtime (JSON logs, Prometheus exporter) comes before any connection.
+      installWorkerRuntime({ metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`, logger: createLogger('worker') });
 
+      const codec = await startCodecServer({
+        port: Number(options.codecPort),
+        codec: new EncryptionCodec(keyRingOf(encryptionKey)),
+        tokens: codecTokens,
+        allowedOrigins: [`http://localhost:${options.uiPort}`, `http://127.0.0.1:${options.uiPort}`],
+        logger: log,
+      });
       console.log('starting Temporal…');
       const temporal = await ensureTemporal(process.env, {
         port: Number(options.temporalPort),
         uiPort: Number(options.uiPort),
         dbFile: `${DATA_DIR}/temporal.db`,
+        // The UI sends no custom header to a codec endpoint: its URL carries the token (loopback only).
+        codecEndpoint: codec.uiEndpoint,
+      }).catch(async (error: unknown) => {
+        await codec.close();
+        throw error;
       });
       const stack = await startStack({
         temporal,
@@ -52,8 +80,10 @@ export function registerDevCommands(program: Command): void {
         ingress: { port: Number(options.ingressPort) },
         reuseToken: previous.MSGFLOW_API_TOKEN,
         logger: log,
+        encryptionKey,
       }).catch(async (error: unknown) => {
         await temporal.stop();
+        await codec.close();
         throw error;
       });
 
@@ -66,6 +96,8 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_SANDBOX_URL: stack.sandbox.url,
         MSGFLOW_SANDBOX_ADMIN_TOKEN: stack.sandbox.adminToken,
         MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
+        MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+        MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
       };
       writeFileSync(DEV_ENV_FILE, `${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
 
@@ -76,7 +108,9 @@ export function registerDevCommands(program: Command): void {
           `  Temporal      ${temporal.address}   (namespace ${temporal.namespace})`,
           `  Temporal UI   ${temporal.uiUrl ?? '(external server)'}`,
           `  Sandbox API   ${stack.sandbox.baseUrl}`,
-          `  Ingress       ${stack.ingress.webhookUrl}`,
+          `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
+          `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
+          `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
           `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands)`,
           '',
           'Try: npm run msgflow -- sms send --to 2348012345678 --sender ACME --message "hi" --wait',
@@ -88,5 +122,6 @@ export function registerDevCommands(program: Command): void {
       console.log('stopping…');
       await stack.close();
       await temporal.stop();
+      await codec.close();
     });
 }

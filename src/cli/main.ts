@@ -2,6 +2,7 @@
 /** The `msgflow` command: each group of subcommands lives in its own module beside this one. */
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadDevEnv } from '../config.js';
+import { registerCodecCommands } from './codec.js';
 import { registerDevCommands } from './dev.js';
 import { registerIngressCommands } from './ingress.js';
 import { registerSandboxCommands } from './sandbox.js';
@@ -24,6 +25,7 @@ registerWorkerCommands(program);
 registerIngressCommands(program);
 registerSandboxCommands(program);
 registerTemporalCommands(program);
+registerCodecCommands(program);
 
 try {
   await program.parseAsync(process.argv);
