@@ -4,17 +4,29 @@
  */
 import type { Client } from '@temporalio/client';
 import type { MessagingClient } from '../src/client/index.js';
+import type { KeyRing } from '../src/crypto/keyring.js';
+import { createContactActivities } from './contacts.js';
+import { createOtpActivities } from './otp.js';
 import { createProviderActivities } from './provider.js';
 import { createSubscriptionActivities } from './subscriptions.js';
+import { createVoiceActivities } from './voice.js';
 
 export { createProviderActivities } from './provider.js';
 export { createSubscriptionActivities } from './subscriptions.js';
 export { FAILURE_TYPES } from './errors.js';
 
+/** Secrets provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP verification fails). */
+export interface ProviderActivitySecrets {
+  otpKeyRing?: KeyRing;
+}
+
 /** Activities that call the provider: they run on the rate-limited provider queue. */
-export function createProviderQueueActivities(messaging: MessagingClient) {
+export function createProviderQueueActivities(messaging: MessagingClient, secrets: ProviderActivitySecrets = {}) {
   return {
     ...createProviderActivities(messaging),
+    ...createOtpActivities(messaging, secrets.otpKeyRing),
+    ...createVoiceActivities(messaging),
+    ...createContactActivities(messaging),
   };
 }
 

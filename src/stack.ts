@@ -20,6 +20,7 @@ import { type Logger, silentLogger } from './log.js';
 import { createIngressMetrics, withIngressMetrics } from './metrics/ingress.js';
 import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
 import { Msgflow } from './starter/index.js';
+import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { createMsgflowWorker, type MsgflowWorker } from './temporal/worker.js';
 
@@ -42,6 +43,8 @@ export interface StackOptions {
   logger?: Logger;
   /** MSGFLOW_ENCRYPTION_KEY's format: with it, every payload the stack's clients and worker write is encrypted. */
   encryptionKey?: string;
+  /** OTP's id hash key and seal key ring (see OtpEnv); fresh random ones when omitted. */
+  otpKeys?: OtpKeys;
 }
 
 export interface RunningStack {
@@ -58,6 +61,7 @@ export interface RunningStack {
   messaging: MessagingClient;
   temporal: Client;
   msgflow: Msgflow;
+  otpKeys: OtpKeys;
   close(): Promise<void>;
 }
 
@@ -77,6 +81,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const { accountId, token } = await accountFor(sandbox, admin, options.reuseToken, options.initialBalance ?? 10_000_000, ratePerMinute);
     const messaging = new MessagingClient({ baseUrl: sandbox.baseUrl, token });
 
+    const otpKeys = options.otpKeys ?? generateOtpKeys().keys;
     const dataConverter = msgflowDataConverter(options.encryptionKey ? keyRingOf(options.encryptionKey) : undefined);
     const connection = await Connection.connect({ address: options.temporal.address });
     cleanups.push(() => connection.close());
@@ -104,7 +109,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const { worker, workerRun } =
       options.startWorker === false
         ? { worker: undefined, workerRun: new Promise<void>(() => {}) }
-        : await startWorker(options, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups, dataConverter);
+        : await startWorker({ ...options, otpKeys }, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups, dataConverter);
 
     return {
       taskQueue: options.taskQueue,
@@ -118,7 +123,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       workerRun,
       messaging,
       temporal,
-      msgflow: new Msgflow(temporal, options.taskQueue),
+      msgflow: new Msgflow(temporal, options.taskQueue, { otpKeys }),
+      otpKeys,
       close,
     };
   } catch (error) {
@@ -145,6 +151,7 @@ async function startWorker(
     providerRatePerMinute: ratePerMinute,
     workflowBundle: options.workflowBundle,
     dataConverter,
+    otpKeyRing: options.otpKeys?.sealing,
   });
   const workerRun = worker.run();
   cleanups.push(async () => {

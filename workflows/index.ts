@@ -2,3 +2,6 @@
 export { awaitMessage } from './await-message.js';
 export { messageStatus } from './message-status.js';
 export { sendSms } from './send-sms.js';
+export { checkContacts } from './contacts.js';
+export { otpVerification } from './otp.js';
+export { voiceCall } from './voice.js';

@@ -7,6 +7,20 @@ import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { z } from 'zod';
 import { detailsOf, type ErrorDetail } from '../api/errors.js';
 import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
+import {
+  CheckContactsInput,
+  type CheckContactsResult,
+  type OtpSendAnswer,
+  type OtpState,
+  OtpVerificationInput,
+  type OtpVerifyAnswer,
+  VerifyOtpInput,
+  VoiceCallInput,
+  type VoiceCallResult,
+} from '../api/otp-io.js';
+import { startContactCheck } from './contacts.js';
+import { type OtpKeys, otpState, sendOtp, verifyOtp } from './otp.js';
+import { startVoiceCall } from './voice.js';
 import { SA } from '../temporal/search-attributes.js';
 import { TASK_QUEUES } from '../temporal/task-queues.js';
 import type { awaitMessage } from '../../workflows/await-message.js';
@@ -33,10 +47,18 @@ export interface StartOptions {
   key?: string;
 }
 
+export { generateOtpKeys, type OtpKeys, otpKeysFromEnv, OtpSendFailedError, OtpVerificationUnavailableError, otpWorkflowId } from './otp.js';
+
+export interface MsgflowOptions {
+  /** Needed by the OTP methods (`otpKeysFromEnv()` reads them from MSGFLOW_OTP_HASH_KEY / MSGFLOW_OTP_SEAL_KEY). */
+  otpKeys?: OtpKeys;
+}
+
 export class Msgflow {
   constructor(
     readonly client: Client,
     readonly taskQueue: string = TASK_QUEUES.workflows,
+    private readonly options: MsgflowOptions = {},
   ) {}
 
   /** Sends one text to one or a few recipients; `result()` resolves with each message's final state. */
@@ -64,6 +86,41 @@ export class Msgflow {
       staticSummary: `Await the final state of message ${providerMessageId}`,
     });
     return { workflowId: handle.workflowId, result: () => handle.result() };
+  }
+
+  /**
+   * Sends a one-time password to `recipient` for `purpose`, answering once the provider took it. A pair
+   * with a running session gets a resend instead, within its cooldown and send limit (see src/starter/otp.ts).
+   */
+  async sendOtp(input: z.input<typeof OtpVerificationInput>): Promise<OtpSendAnswer> {
+    return sendOtp(this.otpTarget(), validate(OtpVerificationInput, input, 'Invalid OTP request'));
+  }
+
+  /** Checks a code: `verified` once; `invalid` (attempts left), `locked`, `expired` or `used` otherwise. */
+  async verifyOtp(input: z.input<typeof VerifyOtpInput>): Promise<OtpVerifyAnswer> {
+    return verifyOtp(this.otpTarget(), validate(VerifyOtpInput, input, 'Invalid OTP verification'));
+  }
+
+  /** The running session's state for a pair, or null. */
+  async otpState(input: { purpose: string; recipient: string }): Promise<OtpState | null> {
+    const { purpose, recipient } = validate(VerifyOtpInput.pick({ purpose: true, recipient: true }), input, 'Invalid OTP pair');
+    return otpState(this.otpTarget(), purpose, recipient);
+  }
+
+  /** Places a text-to-speech call; `result()` resolves with its final state (or the last one seen by the deadline). */
+  async startVoiceCall(input: z.input<typeof VoiceCallInput>, { key }: StartOptions = {}): Promise<StartedWorkflow<VoiceCallResult>> {
+    return startVoiceCall(this.client, this.taskQueue, validate(VoiceCallInput, input, 'Invalid voice call'), key);
+  }
+
+  /** Looks up numbers and verifies emails; `result()` splits them into valid and invalid. */
+  async checkContacts(input: z.input<typeof CheckContactsInput>, { key }: StartOptions = {}): Promise<StartedWorkflow<CheckContactsResult>> {
+    return startContactCheck(this.client, this.taskQueue, validate(CheckContactsInput, input, 'Invalid contact check'), key);
+  }
+
+  private otpTarget() {
+    const keys = this.options.otpKeys;
+    if (!keys) throw new Error('this Msgflow has no otpKeys: pass { otpKeys: otpKeysFromEnv() } to its constructor');
+    return { client: this.client, taskQueue: this.taskQueue, keys };
   }
 }
 

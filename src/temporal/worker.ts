@@ -10,9 +10,11 @@ import { createProviderQueueActivities, createWorkflowQueueActivities } from '..
 import { providerTaskQueue } from '../../workflows/ids.js';
 import { MessagingClient } from '../client/index.js';
 import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import type { KeyRing } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
 import { providerMetricsInterceptor, WORKFLOW_INTERCEPTOR_MODULES } from '../metrics/worker-interceptors.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
+import { otpSealKeyRingFromEnv } from '../starter/otp.js';
 import { connectClient, connectWorkerConnection } from './connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
 import { TASK_QUEUES } from './task-queues.js';
@@ -35,6 +37,8 @@ export interface MsgflowWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;
+  /** Opens sealed OTP codes in the verify activity (MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY). */
+  otpKeyRing?: KeyRing;
 }
 
 export interface MsgflowWorker {
@@ -62,7 +66,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     namespace,
     taskQueue: providerTaskQueue(taskQueue),
     dataConverter,
-    activities: createProviderQueueActivities(messaging),
+    activities: createProviderQueueActivities(messaging, { otpKeyRing: options.otpKeyRing }),
     interceptors: { activity: [providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
   });
@@ -112,5 +116,6 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     temporal: await connectClient(temporalEnv, { dataConverter }),
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
     dataConverter,
+    otpKeyRing: otpSealKeyRingFromEnv(env),
   });
 }

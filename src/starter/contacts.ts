@@ -1,0 +1,19 @@
+/** Contact checks for backend services (and campaigns): start `checkContacts` and await the split. */
+import { randomUUID } from 'node:crypto';
+import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { CheckContactsInput, CheckContactsResult } from '../api/otp-io.js';
+import { SA } from '../temporal/search-attributes.js';
+import type { checkContacts } from '../../workflows/contacts.js';
+import type { StartedWorkflow } from './index.js';
+
+export async function startContactCheck(client: Client, taskQueue: string, input: CheckContactsInput, key: string = randomUUID()): Promise<StartedWorkflow<CheckContactsResult>> {
+  const handle = await client.workflow.start<typeof checkContacts>('checkContacts', {
+    workflowId: `contacts:${key}`,
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [{ key: SA.kind, value: 'contacts' }],
+  });
+  // A check may continue as new; result() follows the chain to the last run.
+  return { workflowId: handle.workflowId, result: () => handle.result() };
+}

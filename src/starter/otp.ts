@@ -1,0 +1,209 @@
+/**
+ * OTP for backend services: `sendOtp` starts (or resends in) the session of a (purpose, recipient) with
+ * update-with-start and answers once the provider accepted the code; `verifyOtp` checks a code with one
+ * update and answers synchronously — also after the session has ended (its final outcome, `expired` when
+ * there is none). Rejections the workflow's validators raise become plain answers here.
+ *
+ * Policy for a send when the pair already has a running session: it is a resend request, subject to the
+ * session's cooldown and send limit (`cooldown` / `limit_reached`), refused while locked (`locked`); the
+ * session keeps the settings it started with. Once a session has ended, a send starts a new one.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowFailedError,
+  WorkflowIdConflictPolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { OtpSendAnswer, OtpState, OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer, VerifyOtpInput } from '../api/otp-io.js';
+import { ConfigError, EncryptionEnv, OtpEnv, parseEnv } from '../config.js';
+import { generateKey, type KeyRing, KeyRingError, parseKeyRing, sealString } from '../crypto/keyring.js';
+import { SA } from '../temporal/search-attributes.js';
+import type { otpVerification } from '../../workflows/otp.js';
+import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../../workflows/otp-messages.js';
+
+/** The two secrets OTP needs outside the worker: both come from the environment (OtpEnv). */
+export interface OtpKeys {
+  /** HMAC-SHA256 key that turns a recipient into the opaque part of a session's workflow id. */
+  hashKey: Buffer;
+  /** Seals codes before they enter a workflow history; the worker opens them with the same ring. */
+  sealing: KeyRing;
+}
+
+/** The provider could not take the code (e.g. InsufficientBalance, ProviderValidationFailed). */
+export class OtpSendFailedError extends Error {
+  override name = 'OtpSendFailedError';
+  constructor(readonly failureType: string) {
+    super(`the OTP could not be sent (${failureType})`);
+  }
+}
+
+/** The provider could not check the code just now; the attempt was not counted. Safe to retry. */
+export class OtpVerificationUnavailableError extends Error {
+  override name = 'OtpVerificationUnavailableError';
+}
+
+/** Session ids: `otp:<purpose>:<base64url HMAC-SHA256(recipient)>` — stable per pair, with no number in it. */
+export function otpWorkflowId(hashKey: Buffer, purpose: string, recipient: string): string {
+  const digest = createHmac('sha256', hashKey).update(recipient).digest('base64url');
+  return `otp:${purpose}:${digest}`;
+}
+
+/** The seal key ring a worker opens codes with: MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY, else none. */
+export function otpSealKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRing | undefined {
+  const { MSGFLOW_OTP_SEAL_KEY } = parseEnv(OtpEnv, env);
+  const { MSGFLOW_ENCRYPTION_KEY } = parseEnv(EncryptionEnv, env);
+  const spec = MSGFLOW_OTP_SEAL_KEY ?? MSGFLOW_ENCRYPTION_KEY;
+  if (!spec) return undefined;
+  try {
+    return parseKeyRing(spec);
+  } catch (error) {
+    if (!(error instanceof KeyRingError)) throw error;
+    throw new ConfigError(`${MSGFLOW_OTP_SEAL_KEY ? 'MSGFLOW_OTP_SEAL_KEY' : 'MSGFLOW_ENCRYPTION_KEY'}: ${error.message}`);
+  }
+}
+
+/** Both OTP keys from the environment, or a ConfigError naming what is missing. */
+export function otpKeysFromEnv(env: NodeJS.ProcessEnv = process.env): OtpKeys {
+  const { MSGFLOW_OTP_HASH_KEY } = parseEnv(OtpEnv, env);
+  const sealing = otpSealKeyRingFromEnv(env);
+  if (!MSGFLOW_OTP_HASH_KEY) throw new ConfigError('MSGFLOW_OTP_HASH_KEY is required for OTP: base64 of at least 32 random bytes');
+  if (!sealing) throw new ConfigError('MSGFLOW_OTP_SEAL_KEY (or MSGFLOW_ENCRYPTION_KEY) is required for OTP: the key ring codes are sealed with');
+  return { hashKey: Buffer.from(MSGFLOW_OTP_HASH_KEY, 'base64'), sealing };
+}
+
+/** Fresh keys and their environment form, for `msgflow dev` and tests. */
+export function generateOtpKeys(): { keys: OtpKeys; env: { MSGFLOW_OTP_HASH_KEY: string; MSGFLOW_OTP_SEAL_KEY: string } } {
+  const env = { MSGFLOW_OTP_HASH_KEY: randomBytes(32).toString('base64'), MSGFLOW_OTP_SEAL_KEY: generateKey() };
+  return { keys: otpKeysFromEnv(env), env };
+}
+
+export interface OtpTarget {
+  client: Client;
+  taskQueue: string;
+  keys: OtpKeys;
+}
+
+/** How long `sendOtp` waits for a session that has just ended to close before starting the next one. */
+const CLOSING_RETRY_MS = 100;
+const CLOSING_RETRIES = 20;
+
+export async function sendOtp({ client, taskQueue, keys }: OtpTarget, input: OtpVerificationInput): Promise<OtpSendAnswer> {
+  const workflowId = otpWorkflowId(keys.hashKey, input.purpose, input.recipient);
+  for (let attempt = 0; ; attempt++) {
+    const startWorkflowOperation = new WithStartWorkflowOperation<typeof otpVerification>('otpVerification', {
+      workflowId,
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      typedSearchAttributes: [{ key: SA.kind, value: 'otp' }, ...(input.sender ? [{ key: SA.sender, value: input.sender }] : [])],
+    });
+    try {
+      return await client.workflow.executeUpdateWithStart(sendUpdate, { startWorkflowOperation });
+    } catch (error) {
+      const rejection = rejectionOf(error);
+      if (!rejection) throw error;
+      switch (rejection.type) {
+        case OTP_REJECTIONS.cooldown:
+          return answerFrom(workflowId, 'cooldown', rejection.state);
+        case OTP_REJECTIONS.sendLimit:
+          return answerFrom(workflowId, 'limit_reached', rejection.state);
+        case OTP_REJECTIONS.locked:
+          return answerFrom(workflowId, 'locked', rejection.state);
+        case OTP_REJECTIONS.finished:
+          // The previous session has just ended and is closing: once it has, this starts a new one.
+          if (attempt >= CLOSING_RETRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, CLOSING_RETRY_MS));
+          continue;
+        case OTP_SEND_FAILED:
+          throw new OtpSendFailedError(String(rejection.details[0] ?? 'unknown'));
+        default:
+          throw error;
+      }
+    }
+  }
+}
+
+export async function verifyOtp({ client, keys }: OtpTarget, input: VerifyOtpInput): Promise<OtpVerifyAnswer> {
+  const handle = client.workflow.getHandle<typeof otpVerification>(otpWorkflowId(keys.hashKey, input.purpose, input.recipient));
+  try {
+    // Sealed here, opened only by the worker's verify activity: the history never holds the code.
+    return await handle.executeUpdate(verifyUpdate, { args: [{ sealedCode: sealString(keys.sealing, input.code) }] });
+  } catch (error) {
+    // No session, or one that closed before this arrived: its final outcome answers.
+    if (error instanceof WorkflowNotFoundError) return answerOfClosed(() => handle.result());
+    const rejection = rejectionOf(error);
+    if (!rejection) throw error;
+    switch (rejection.type) {
+      case OTP_REJECTIONS.locked:
+        return { status: 'locked', attemptsRemaining: 0 };
+      case OTP_REJECTIONS.wrongLength:
+        // A code of the wrong length is simply wrong; it is refused before it counts as an attempt.
+        return { status: 'invalid', attemptsRemaining: rejection.state?.attemptsRemaining ?? 0 };
+      case OTP_REJECTIONS.finished:
+        return answerOfClosed(() => handle.result());
+      case 'OtpVerificationUnavailable':
+        throw new OtpVerificationUnavailableError(rejection.message);
+      default:
+        throw error;
+    }
+  }
+}
+
+/** The session's current state, or null when the pair has no running session. */
+export async function otpState({ client, keys }: OtpTarget, purpose: string, recipient: string): Promise<OtpState | null> {
+  const handle = client.workflow.getHandle<typeof otpVerification>(otpWorkflowId(keys.hashKey, purpose, recipient));
+  try {
+    const { status } = await handle.describe();
+    if (status.name !== 'RUNNING') return null;
+    return await handle.query(otpStateQuery);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
+}
+
+/** A verification against an ended session: a verified code is `used` now; anything else is over. */
+async function answerOfClosed(result: () => Promise<OtpVerificationResult>): Promise<OtpVerifyAnswer> {
+  try {
+    const outcome = await result();
+    if (outcome.status === 'verified') return { status: 'used', attemptsRemaining: 0 };
+    if (outcome.status === 'locked') return { status: 'locked', attemptsRemaining: 0 };
+    return { status: 'expired', attemptsRemaining: 0 };
+  } catch (error) {
+    // Never started, past retention, terminated or failed: no code can be verified.
+    if (error instanceof WorkflowNotFoundError || error instanceof WorkflowFailedError) return { status: 'expired', attemptsRemaining: 0 };
+    throw error;
+  }
+}
+
+interface Rejection {
+  type: string;
+  message: string;
+  details: unknown[];
+  state: OtpState | undefined;
+}
+
+/** An update refused by a validator, or failed by its handler, with an application failure type. */
+function rejectionOf(error: unknown): Rejection | undefined {
+  if (!(error instanceof WorkflowUpdateFailedError) || !(error.cause instanceof ApplicationFailure) || !error.cause.type) return undefined;
+  const details = (error.cause.details ?? []) as unknown[];
+  const first = details[0];
+  const state = first && typeof first === 'object' && 'status' in first ? (first as OtpState) : undefined;
+  return { type: error.cause.type, message: error.cause.message, details, state };
+}
+
+function answerFrom(workflowId: string, status: OtpSendAnswer['status'], state: OtpState | undefined): OtpSendAnswer {
+  return {
+    workflowId,
+    status,
+    sends: state?.sends ?? 0,
+    sendsRemaining: state?.sendsRemaining ?? 0,
+    expiresAt: state?.expiresAt ?? null,
+    resendAvailableAt: state?.resendAvailableAt ?? null,
+    lockedUntil: state?.lockedUntil ?? null,
+  };
+}

@@ -1,0 +1,19 @@
+/** Voice calls for backend services: start a `voiceCall` workflow and await its final state. */
+import { randomUUID } from 'node:crypto';
+import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { VoiceCallInput, VoiceCallResult } from '../api/otp-io.js';
+import { SA } from '../temporal/search-attributes.js';
+import type { voiceCall } from '../../workflows/voice.js';
+import type { StartedWorkflow } from './index.js';
+
+/** `key` is the business key: the same key reaches the same workflow, and never calls twice. */
+export async function startVoiceCall(client: Client, taskQueue: string, input: VoiceCallInput, key: string = randomUUID()): Promise<StartedWorkflow<VoiceCallResult>> {
+  const handle = await client.workflow.start<typeof voiceCall>('voiceCall', {
+    workflowId: `voice:${key}`,
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [{ key: SA.kind, value: 'voice' }, ...(input.sender ? [{ key: SA.sender, value: input.sender }] : [])],
+  });
+  return { workflowId: handle.workflowId, result: () => handle.result() };
+}

@@ -1,0 +1,41 @@
+/**
+ * The OTP workflow's updates, query and rejection types, shared by the workflow and the facade. Pure: safe
+ * inside the workflow sandbox.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { OtpSendAnswer, OtpState, OtpVerifyAnswer, OtpVerifyUpdate } from '../src/api/otp-io.js';
+
+/** Sends the first code, or resends (subject to cooldown and limit). Answered once the provider accepted it. */
+export const sendUpdate = defineUpdate<OtpSendAnswer, []>('send');
+/** Checks one code (sealed) with the provider, one verification at a time. */
+export const verifyUpdate = defineUpdate<OtpVerifyAnswer, [OtpVerifyUpdate]>('verify');
+export const otpStateQuery = defineQuery<OtpState>('otpState');
+
+/**
+ * Failure types of rejected updates. A validator's rejection is not recorded in the history (so spamming
+ * a locked or cooling-down session costs it nothing); the facade turns each into a plain answer.
+ */
+export const OTP_REJECTIONS = {
+  /** Malformed update argument. */
+  invalidArgument: 'OtpInvalidArgument',
+  /** The code has a different number of digits than this session's codes. */
+  wrongLength: 'OtpWrongCodeLength',
+  cooldown: 'OtpResendCooldown',
+  sendLimit: 'OtpSendLimitReached',
+  locked: 'OtpLocked',
+  /** The session has ended (verified, expired or failed) and is closing: start a new one. */
+  finished: 'OtpSessionFinished',
+} as const;
+
+/** Failure type of a `send` update whose first send could not be made; details carry the provider's failure type. */
+export const OTP_SEND_FAILED = 'OtpSendFailed';
+
+/**
+ * Digits in a sealed code, read from its length alone (keyring.ts `sealString`: `v1.<keyId>.<base64url of
+ * iv(12) ‖ ciphertext ‖ tag(16)>`, and AES-GCM ciphertext is as long as the plaintext). Lets the workflow
+ * refuse a code of the wrong length without being able to read it.
+ */
+export function sealedCodeLength(sealed: string): number {
+  const data = sealed.slice(sealed.lastIndexOf('.') + 1);
+  return Math.floor((data.length * 3) / 4) - 12 - 16;
+}

@@ -1,0 +1,53 @@
+/**
+ * `voiceCall`: places a text-to-speech call, then follows it to its final state by polling GET /voice/{id}
+ * on a backoff schedule (the spec has no voice events), until a deadline. Past the deadline it reports the
+ * last state it saw, with `final: false`.
+ */
+import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { createVoiceActivities, VoiceCallSnapshot } from '../activities/voice.js';
+import { VOICE_CALL_DEFAULTS, type VoiceCallInput, type VoiceCallResult } from '../src/api/otp-io.js';
+import { isFinalVoiceStatus } from '../src/api/voice.js';
+import { SA } from '../src/temporal/search-attributes.js';
+import { idempotencyKey, providerTaskQueue } from './ids.js';
+import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { VOICE_CALL_NOT_FINAL } from './voice-messages.js';
+
+export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult> {
+  const { deadlineMs = VOICE_CALL_DEFAULTS.deadlineMs, pollInitialMs = VOICE_CALL_DEFAULTS.pollInitialMs, pollMaxMs = VOICE_CALL_DEFAULTS.pollMaxMs, ...request } = input;
+  const startedAt = Date.now();
+  const { workflowId, taskQueue } = workflowInfo();
+  const queue = providerTaskQueue(taskQueue);
+  const provider = proxyActivities<ReturnType<typeof createVoiceActivities>>({ ...PROVIDER_ACTIVITY_OPTIONS, taskQueue: queue });
+
+  let call = await provider.placeVoiceCall(request, idempotencyKey(workflowId, 'call'));
+  if (!isFinalVoiceStatus(call.status)) {
+    const poller = proxyActivities<ReturnType<typeof createVoiceActivities>>({
+      taskQueue: queue,
+      startToCloseTimeout: '30 seconds',
+      // The retry policy is the polling schedule; the deadline bounds all of it.
+      scheduleToCloseTimeout: Math.max(1, deadlineMs - (Date.now() - startedAt)),
+      retry: { initialInterval: pollInitialMs, backoffCoefficient: 2, maximumInterval: Math.max(pollInitialMs, pollMaxMs) },
+    });
+    try {
+      call = await poller.awaitFinalVoiceCall(call.id);
+    } catch (error) {
+      if (!pastDeadline(error)) throw error;
+      // One more look, so the answer is as fresh as it can be; the last snapshot if the provider is down.
+      const lastLook = proxyActivities<ReturnType<typeof createVoiceActivities>>({
+        ...PROVIDER_ACTIVITY_OPTIONS,
+        taskQueue: queue,
+        retry: { ...PROVIDER_ACTIVITY_OPTIONS.retry, maximumAttempts: 3 },
+      });
+      call = await lastLook.getVoiceCall(call.id).catch((): VoiceCallSnapshot => call);
+    }
+  }
+  const final = isFinalVoiceStatus(call.status);
+  if (final) upsertSearchAttributes([{ key: SA.finalStatus, value: call.status }]);
+  return { callId: call.id, status: call.status, final, durationSeconds: call.durationSeconds, cost: call.cost, currency: call.currency };
+}
+
+/** The deadline ended the polling: a timeout, or the last "not final yet" when no retry fitted before it. */
+function pastDeadline(error: unknown): boolean {
+  if (!(error instanceof ActivityFailure)) return false;
+  return error.cause instanceof TimeoutFailure || (error.cause instanceof ApplicationFailure && error.cause.type === VOICE_CALL_NOT_FINAL);
+}
