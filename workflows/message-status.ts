@@ -38,6 +38,9 @@ export interface MessageStatusInput {
   orphanWindowMs?: number;
 }
 
+/** Campaign workflows are `campaign:<key>` (DESIGN.md "Operators can find things"). */
+const CAMPAIGN_ID_PREFIX = 'campaign:';
+
 export const MESSAGE_STATUS_DEFAULTS = {
   waitWindowMs: 6 * 60 * 60 * 1000,
   lingerMs: 10 * 60 * 1000,
@@ -58,6 +61,11 @@ export async function messageStatus(input: MessageStatusInput): Promise<MessageO
   });
   setHandler(subscribeSignal, (s) => {
     if (!subscribers.some((known) => known.workflowId === s.workflowId)) subscribers.push(s);
+    // A campaign's messages carry its key, so operators find e.g. its undelivered ones in the UI, whoever
+    // (event or sender) created this workflow.
+    if (s.workflowId.startsWith(CAMPAIGN_ID_PREFIX) && !workflowInfo().typedSearchAttributes.get(SA.campaignKey)) {
+      upsertSearchAttributes([{ key: SA.campaignKey, value: s.workflowId.slice(CAMPAIGN_ID_PREFIX.length) }]);
+    }
   });
   setHandler(outcomeQuery, () => outcome);
 
