@@ -7,6 +7,9 @@ import type { MessagingClient } from '../src/client/index.js';
 import type { KeyRing } from '../src/crypto/keyring.js';
 import { createContactActivities } from './contacts.js';
 import { createOtpActivities } from './otp.js';
+import { createAudienceActivities } from './audience.js';
+import type { AudienceLoaders } from './audience-loaders.js';
+import { createCampaignProviderActivities } from './campaign.js';
 import { createProviderActivities } from './provider.js';
 import { createSubscriptionActivities } from './subscriptions.js';
 import { createVoiceActivities } from './voice.js';
@@ -14,6 +17,7 @@ import { createVoiceActivities } from './voice.js';
 export { createProviderActivities } from './provider.js';
 export { createSubscriptionActivities } from './subscriptions.js';
 export { FAILURE_TYPES } from './errors.js';
+export type { AudienceLoader, AudienceLoaders, AudiencePage, AudiencePageRequest } from './audience-loaders.js';
 
 /** Secrets provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP verification fails). */
 export interface ProviderActivitySecrets {
@@ -24,15 +28,22 @@ export interface ProviderActivitySecrets {
 export function createProviderQueueActivities(messaging: MessagingClient, secrets: ProviderActivitySecrets = {}) {
   return {
     ...createProviderActivities(messaging),
+    ...createCampaignProviderActivities(messaging),
     ...createOtpActivities(messaging, secrets.otpKeyRing),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),
   };
 }
 
+/** What workflow-queue activities need beyond the Temporal client: user audience loaders, by name. */
+export interface WorkflowQueueActivityOptions {
+  audienceLoaders?: AudienceLoaders;
+}
+
 /** Activities that talk to Temporal or local resources: they run on the workflows' own queue. */
-export function createWorkflowQueueActivities(temporal: Client) {
+export function createWorkflowQueueActivities(temporal: Client, options: WorkflowQueueActivityOptions = {}) {
   return {
     ...createSubscriptionActivities(temporal),
+    ...createAudienceActivities({ loaders: options.audienceLoaders }),
   };
 }

@@ -55,6 +55,8 @@ export type TemporalEnv = z.infer<typeof TemporalEnv>;
 export const WorkerEnv = z.object({
   /** The workflows' task queue; provider calls run on `${MSGFLOW_TASK_QUEUE}-provider`. */
   MSGFLOW_TASK_QUEUE: z.string().min(1).default('msgflow'),
+  /** A module exporting `audienceLoaders` (name -> AudienceLoader) for campaigns whose audience is a loader. */
+  MSGFLOW_AUDIENCE_LOADERS: z.string().min(1).optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

@@ -23,6 +23,7 @@ import { Msgflow } from './starter/index.js';
 import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { createMsgflowWorker, type MsgflowWorker } from './temporal/worker.js';
+import type { AudienceLoaders } from '../activities/audience-loaders.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
 
@@ -38,6 +39,8 @@ export interface StackOptions {
   /** The token's request limit, applied on the sandbox account and on the provider task queue. */
   ratePerMinute?: number;
   workflowBundle?: WorkflowBundle;
+  /** Audience loaders for the stack's worker (campaigns with a `loader` audience). */
+  audienceLoaders?: AudienceLoaders;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
   startWorker?: boolean;
   logger?: Logger;
@@ -150,6 +153,7 @@ async function startWorker(
     temporal,
     providerRatePerMinute: ratePerMinute,
     workflowBundle: options.workflowBundle,
+    audienceLoaders: options.audienceLoaders,
     dataConverter,
     otpKeyRing: options.otpKeys?.sealing,
   });

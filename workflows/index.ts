@@ -2,6 +2,7 @@
 export { awaitMessage } from './await-message.js';
 export { messageStatus } from './message-status.js';
 export { sendSms } from './send-sms.js';
+export { smsCampaign } from './campaign.js';
 export { checkContacts } from './contacts.js';
 export { otpVerification } from './otp.js';
 export { voiceCall } from './voice.js';

@@ -3,9 +3,11 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadDevEnv } from '../config.js';
 import { registerCodecCommands } from './codec.js';
+import { registerCampaignCommands } from './campaign.js';
 import { registerDevCommands } from './dev.js';
 import { registerIngressCommands } from './ingress.js';
 import { registerSandboxCommands } from './sandbox.js';
+import { registerScheduleCommands } from './schedule.js';
 import { registerSmsCommands } from './sms.js';
 import { registerTemporalCommands } from './temporal.js';
 import { registerWorkerCommands } from './worker.js';
@@ -21,6 +23,8 @@ const program = new Command('msgflow')
 
 registerDevCommands(program);
 registerSmsCommands(program);
+registerCampaignCommands(program);
+registerScheduleCommands(program);
 registerWorkerCommands(program);
 registerIngressCommands(program);
 registerSandboxCommands(program);

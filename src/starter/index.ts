@@ -7,6 +7,9 @@ import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { z } from 'zod';
 import { detailsOf, type ErrorDetail } from '../api/errors.js';
 import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
+import { CampaignInput, CampaignKey } from '../api/campaign-io.js';
+import { type CampaignRun, campaignRun, startCampaign } from './campaigns.js';
+import { CampaignSchedules } from './schedules.js';
 import {
   CheckContactsInput,
   type CheckContactsResult,
@@ -86,6 +89,25 @@ export class Msgflow {
       staticSummary: `Await the final state of message ${providerMessageId}`,
     });
     return { workflowId: handle.workflowId, result: () => handle.result() };
+  }
+
+  /**
+   * Starts an SMS campaign (`smsCampaign`) under `key`, or finds the one already started with it: the same
+   * key never sends twice. Follow it with the returned run (progress, pause, resume, cancel, result).
+   */
+  async startCampaign(input: z.input<typeof CampaignInput>, { key = randomUUID() }: StartOptions = {}): Promise<CampaignRun> {
+    const parsed = validate(CampaignInput, input, 'Invalid campaign');
+    return startCampaign(this.client, this.taskQueue, parsed, validate(CampaignKey, key, 'Invalid campaign key'));
+  }
+
+  /** The campaign with this key (or its workflow id), e.g. to watch or steer one started elsewhere. */
+  campaign(key: string): CampaignRun {
+    return campaignRun(this.client, key);
+  }
+
+  /** Scheduled reminder campaigns: create, list, describe, pause, unpause, trigger, update, delete. */
+  get campaignSchedules(): CampaignSchedules {
+    return new CampaignSchedules(this.client, this.taskQueue);
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
+import { type AudienceLoaders, importAudienceLoaders } from '../../activities/audience-loaders.js';
 import { providerTaskQueue } from '../../workflows/ids.js';
 import { MessagingClient } from '../client/index.js';
 import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
@@ -35,6 +36,8 @@ export interface MsgflowWorkerOptions {
   providerRatePerMinute: number;
   /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
   workflowBundle?: WorkflowBundle;
+  /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
+  audienceLoaders?: AudienceLoaders;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;
   /** Opens sealed OTP codes in the verify activity (MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY). */
@@ -59,7 +62,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     taskQueue,
     dataConverter,
     ...workflowSource,
-    activities: createWorkflowQueueActivities(temporal),
+    activities: createWorkflowQueueActivities(temporal, { audienceLoaders: options.audienceLoaders }),
   });
   const provider = await Worker.create({
     connection,
@@ -102,7 +105,7 @@ const quietBundlerLogger = {
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
   const temporalEnv = parseEnv(TemporalEnv, env);
   const provider = parseEnv(ProviderEnv, env);
-  const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, env);
+  const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS } = parseEnv(WorkerEnv, env);
   if (!provider.MSGFLOW_API_TOKEN) throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
   // Before any native connection: the runtime is created once per process.
@@ -115,6 +118,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     messaging,
     temporal: await connectClient(temporalEnv, { dataConverter }),
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
+    audienceLoaders: MSGFLOW_AUDIENCE_LOADERS ? await importAudienceLoaders(MSGFLOW_AUDIENCE_LOADERS) : undefined,
     dataConverter,
     otpKeyRing: otpSealKeyRingFromEnv(env),
   });

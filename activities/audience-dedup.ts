@@ -1,0 +1,131 @@
+/**
+ * Validation and de-duplication of audience pages. A recipient listed twice is sent once: the first time it
+ * appears. The set of recipients already seen lives in the worker's memory per campaign (numbers as doubles:
+ * about 40 MB for a million); a worker that lacks it, or holds it for another position (a crash, another
+ * worker took over, an activity retry), rebuilds it by re-reading the pages before the cursor.
+ */
+import type { InvalidRecipient } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS, normalizeRecipient } from '../src/api/campaign-io.js';
+import { AUDIENCE_FAILURES, audienceFailure, type PageReader } from './audience-sources.js';
+
+export interface ClassifiedEntries {
+  /** Valid recipients seen for the first time, in the API's form (international digits). */
+  recipients: string[];
+  invalid: InvalidRecipient[];
+  duplicates: number;
+}
+
+/** Sorts entries into new recipients, duplicates (already in `seen`) and invalid ones; adds the new ones to `seen`. */
+export function classifyEntries(entries: string[], seen: Set<number>, firstIndex: number): ClassifiedEntries {
+  const result: ClassifiedEntries = { recipients: [], invalid: [], duplicates: 0 };
+  entries.forEach((entry, i) => {
+    const check = normalizeRecipient(entry);
+    if (!check.ok) {
+      result.invalid.push({ index: firstIndex + i, value: entry.slice(0, 40), reason: check.reason });
+      return;
+    }
+    const key = Number(check.digits); // at most 15 digits: exact as a double
+    if (seen.has(key)) result.duplicates += 1;
+    else {
+      seen.add(key);
+      result.recipients.push(check.digits);
+    }
+  });
+  return result;
+}
+
+export interface DedupedPage extends ClassifiedEntries {
+  /** Raw entries consumed. */
+  entries: number;
+  nextCursor: string | null;
+}
+
+interface SeenAt {
+  cursor: string | null;
+  seen: Set<number>;
+}
+
+export class AudienceDeduper {
+  private readonly campaigns = new Map<string, SeenAt>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly capacity = 16) {}
+
+  /**
+   * The page at `cursor`, validated and without recipients seen on earlier pages. `key` names the campaign
+   * and its source. `onProgress` is called while earlier pages are re-read (for heartbeats).
+   */
+  page(key: string, read: PageReader, cursor: string | null, limit: number, firstIndex: number, signal: AbortSignal, onProgress: () => void): Promise<DedupedPage> {
+    // One read per campaign at a time, so an activity retry racing its abandoned attempt cannot interleave.
+    const previous = this.locks.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.pageUnlocked(key, read, cursor, limit, firstIndex, signal, onProgress));
+    this.locks.set(key, next);
+    void next.finally(() => {
+      if (this.locks.get(key) === next) this.locks.delete(key);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  private async pageUnlocked(
+    key: string,
+    read: PageReader,
+    cursor: string | null,
+    limit: number,
+    firstIndex: number,
+    signal: AbortSignal,
+    onProgress: () => void,
+  ): Promise<DedupedPage> {
+    let state = this.campaigns.get(key);
+    if (!state || state.cursor !== cursor) state = await rebuild(read, cursor, limit, signal, onProgress);
+    const page = await read(cursor, limit, signal);
+    const classified = classifyEntries(page.entries, state.seen, firstIndex);
+    state.cursor = page.nextCursor;
+    this.remember(key, state);
+    return { ...classified, invalid: classified.invalid.slice(0, MAX_REPORTED_ITEMS), entries: page.entries.length, nextCursor: page.nextCursor };
+  }
+
+  private remember(key: string, state: SeenAt): void {
+    this.campaigns.delete(key);
+    this.campaigns.set(key, state);
+    while (this.campaigns.size > this.capacity) this.campaigns.delete(this.campaigns.keys().next().value!);
+  }
+}
+
+/** Re-reads the pages before `cursor` (with the same page size, so the cursors match) to rebuild the seen set. */
+async function rebuild(read: PageReader, cursor: string | null, limit: number, signal: AbortSignal, onProgress: () => void): Promise<SeenAt> {
+  const seen = new Set<number>();
+  let position: string | null = null;
+  while (position !== cursor) {
+    const page = await read(position, limit, signal);
+    classifyEntries(page.entries, seen, 0);
+    onProgress();
+    if (page.nextCursor === null) {
+      throw audienceFailure(AUDIENCE_FAILURES.changed, 'the audience changed while the campaign ran: an earlier page position no longer exists');
+    }
+    position = page.nextCursor;
+  }
+  return { cursor, seen };
+}
+
+/** Counts a whole audience (pre-flight): entries, valid unique recipients, invalid ones and duplicates. */
+export async function scanAudience(
+  read: PageReader,
+  limit: number,
+  signal: AbortSignal,
+  onProgress: () => void,
+): Promise<{ entries: number; valid: number; invalid: number; duplicates: number }> {
+  const seen = new Set<number>();
+  const totals = { entries: 0, valid: 0, invalid: 0, duplicates: 0 };
+  let cursor: string | null = null;
+  do {
+    const page = await read(cursor, limit, signal);
+    const classified = classifyEntries(page.entries, seen, totals.entries);
+    totals.entries += page.entries.length;
+    totals.valid += classified.recipients.length;
+    totals.invalid += classified.invalid.length;
+    totals.duplicates += classified.duplicates;
+    onProgress();
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return totals;
+}

@@ -1,0 +1,76 @@
+/**
+ * Activities that read a campaign's audience, on the workflows' queue (they call no provider). The
+ * workflow keeps only a cursor; each page comes back validated and de-duplicated, so the list never sits
+ * whole in a history and each run reads the audience as it is when the campaign runs.
+ */
+import { Context } from '@temporalio/activity';
+import type { AudienceSource, InvalidRecipient } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../src/api/campaign-io.js';
+import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
+import type { AudienceLoaders } from './audience-loaders.js';
+import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
+
+export type PagedAudienceSource = Exclude<AudienceSource, { type: 'inline' }>;
+
+export interface ReadAudiencePageInput {
+  /** The campaign's workflow id (stable across continue-as-new). */
+  campaignId: string;
+  campaignStartedAt: string;
+  source: PagedAudienceSource;
+  cursor: string | null;
+  limit: number;
+  /** Position of the page's first entry in the audience, for reporting invalid entries. */
+  firstIndex: number;
+}
+
+export interface ScanAudienceInput {
+  campaignId: string;
+  campaignStartedAt: string;
+  source: PagedAudienceSource;
+  limit: number;
+}
+
+export interface PreparedAudience {
+  recipients: string[];
+  invalidCount: number;
+  invalid: InvalidRecipient[];
+  duplicates: number;
+}
+
+export interface AudienceActivityOptions {
+  loaders?: AudienceLoaders;
+}
+
+export function createAudienceActivities({ loaders = {} }: AudienceActivityOptions = {}) {
+  const deduper = new AudienceDeduper();
+  const downloads = new DownloadCache();
+  const context = (campaignId: string, startedAt: string): SourceContext => ({ campaign: { id: campaignId, startedAt }, loaders, downloads });
+  const heartbeat = () => Context.current().heartbeat();
+  const signal = () => Context.current().cancellationSignal;
+
+  return {
+    /** An inline list, validated and de-duplicated in one go (it is small: at most MAX_INLINE_RECIPIENTS). */
+    async prepareInlineAudience({ recipients }: { recipients: string[] }): Promise<PreparedAudience> {
+      const classified = classifyEntries(recipients, new Set(), 0);
+      return {
+        recipients: classified.recipients,
+        invalidCount: classified.invalid.length,
+        invalid: classified.invalid.slice(0, MAX_REPORTED_ITEMS),
+        duplicates: classified.duplicates,
+      };
+    },
+
+    /** One page of a file, URL or loader audience: new valid recipients, invalid entries, duplicates skipped. */
+    async readAudiencePage(input: ReadAudiencePageInput): Promise<DedupedPage> {
+      const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
+      const key = `${input.campaignId}\n${JSON.stringify(input.source)}`;
+      return deduper.page(key, read, input.cursor, input.limit, input.firstIndex, signal(), heartbeat);
+    },
+
+    /** Pre-flight: reads the whole audience once to count what will be sent. */
+    async scanAudience(input: ScanAudienceInput) {
+      const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
+      return scanAudience(read, input.limit, signal(), heartbeat);
+    },
+  };
+}

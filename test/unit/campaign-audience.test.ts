@@ -1,0 +1,143 @@
+/**
+ * Audience reading on real files: CSV/NDJSON/text pages from byte offsets, validation, de-duplication across
+ * pages, and a worker without memory (a fresh deduper) rebuilding what it had seen. Loaders through the
+ * documented interface.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AudienceDeduper, scanAudience } from '../../activities/audience-dedup.js';
+import type { AudienceLoader } from '../../activities/audience-loaders.js';
+import { csvFields, DownloadCache, pageReaderFor, type PageReader, readLines } from '../../activities/audience-sources.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'campaign-audience-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const context = { campaign: { id: 'campaign:test', startedAt: '2026-03-02T09:00:00Z' }, loaders: {}, downloads: new DownloadCache() };
+const signal = new AbortController().signal;
+
+async function readAll(read: PageReader, limit: number): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await read(cursor, limit, signal);
+    pages.push(page.entries);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return pages;
+}
+
+describe('file sources', () => {
+  it('reads lines in pages from byte offsets, skipping blank lines, with or without a final newline', async () => {
+    const path = join(dir, 'lines.txt');
+    writeFileSync(path, 'a\r\n\nbé\nc\n\nd');
+    expect(await readLines(path, 0, 2)).toMatchObject({ lines: ['a', 'bé'] });
+    const first = await readLines(path, 0, 2);
+    expect(await readLines(path, first.end, 10)).toMatchObject({ lines: ['c', 'd'], eof: true });
+  });
+
+  it('reads a CSV by its phone column, quoted fields included', async () => {
+    const path = join(dir, 'due.csv');
+    writeFileSync(path, 'name,"Phone Number",due\n"Ada, L.",+234 801 234 5678,2026-03-01\nBola,2348098765432,2026-03-02\n');
+    const read = pageReaderFor({ type: 'file', path }, context);
+    expect(await readAll(read, 1)).toEqual([['+234 801 234 5678'], ['2348098765432']]);
+    expect(csvFields('a,"b ""quoted"", c",d')).toEqual(['a', 'b "quoted", c', 'd']);
+    await expect(pageReaderFor({ type: 'file', path, column: 'mobile' }, context)(null, 10, signal)).rejects.toThrow(/no column "mobile"/);
+  });
+
+  it('reads NDJSON strings and objects', async () => {
+    const path = join(dir, 'due.ndjson');
+    writeFileSync(path, '"2348012345678"\n{"msisdn":"+2348098765432","name":"B"}\n{"name":"no number"}\n');
+    const read = pageReaderFor({ type: 'file', path }, context);
+    const [entries] = await readAll(read, 10);
+    expect(entries).toEqual(['2348012345678', '+2348098765432', '{"name":"no number"}']);
+  });
+
+  it('reports a missing file as a non-retryable failure', async () => {
+    await expect(pageReaderFor({ type: 'file', path: join(dir, 'missing.csv') }, context)(null, 10, signal)).rejects.toMatchObject({
+      type: 'AudienceUnavailable',
+      nonRetryable: true,
+    });
+  });
+});
+
+describe('de-duplication', () => {
+  const path = join(dir, 'dups.txt');
+  // 12 entries: 2 invalid, 3 repeats (one written differently), 7 unique valid numbers.
+  writeFileSync(
+    path,
+    ['2348010000001', '2348010000002', 'not a number', '+234 801 000 0001', '2348010000003', '2348010000004', '2348010000002',
+     '12', '2348010000005', '2348010000006', '00234 8010000003', '2348010000007'].join('\n'),
+  );
+  const source = { type: 'file' as const, path };
+
+  async function pages(deduper: AudienceDeduper, limit: number, from: { cursor: string | null; index: number } = { cursor: null, index: 0 }) {
+    const read = pageReaderFor(source, context);
+    const out = [];
+    let { cursor, index } = from;
+    do {
+      const page = await deduper.page('k', read, cursor, limit, index, signal, () => {});
+      out.push(page);
+      cursor = page.nextCursor;
+      index += page.entries;
+    } while (cursor !== null);
+    return out;
+  }
+
+  it('sends each number once, the first time it appears, and reports invalid entries by position', async () => {
+    const result = await pages(new AudienceDeduper(), 4);
+    expect(result.flatMap((p) => p.recipients)).toEqual(['2348010000001', '2348010000002', '2348010000003', '2348010000004', '2348010000005', '2348010000006', '2348010000007']);
+    expect(result.reduce((n, p) => n + p.duplicates, 0)).toBe(3);
+    expect(result.flatMap((p) => p.invalid)).toEqual([
+      { index: 2, value: 'not a number', reason: 'unknown number format' },
+      { index: 7, value: '12', reason: expect.stringContaining('unknown number format') },
+    ]);
+  });
+
+  it('rebuilds what it had seen when a worker without that memory reads a later page', async () => {
+    const first = await new AudienceDeduper().page('k', pageReaderFor(source, context), null, 4, 0, signal, () => {});
+    let rebuilt = 0;
+    // A fresh deduper (another worker, or this one after a crash) continues at the second page.
+    const fresh = new AudienceDeduper();
+    const second = await fresh.page('k', pageReaderFor(source, context), first.nextCursor, 4, 4, signal, () => rebuilt++);
+    expect(rebuilt).toBe(1);
+    expect(second.recipients).toEqual(['2348010000003', '2348010000004']);
+    expect(second.duplicates).toBe(1); // 2348010000002, seen on the first page
+    // Retrying the same page (an activity retry) gives the same answer, not "all duplicates".
+    const retried = await fresh.page('k', pageReaderFor(source, context), first.nextCursor, 4, 4, signal, () => rebuilt++);
+    expect(retried.recipients).toEqual(second.recipients);
+  });
+
+  it('counts the whole audience for pre-flight', async () => {
+    expect(await scanAudience(pageReaderFor(source, context), 5, signal, () => {})).toEqual({ entries: 12, valid: 7, invalid: 2, duplicates: 3 });
+  });
+});
+
+describe('loaders', () => {
+  const rows = Array.from({ length: 7 }, (_, i) => ({ id: i + 1, phone: `+23480100000${String(i + 1).padStart(2, '0')}` }));
+  const keyset: AudienceLoader = {
+    async readPage({ cursor, limit, params }) {
+      const after = cursor === null ? 0 : Number(cursor);
+      const page = rows.filter((r) => r.id > after && r.id <= Number(params.upTo ?? 99)).slice(0, limit);
+      const last = page.at(-1);
+      return { recipients: page.map((r) => r.phone), nextCursor: page.length === limit && last ? String(last.id) : null };
+    },
+  };
+
+  it('pages through a registered loader with its params', async () => {
+    const read = pageReaderFor({ type: 'loader', name: 'due', params: { upTo: 5 } }, { ...context, loaders: { due: keyset } });
+    expect((await readAll(read, 2)).flat()).toHaveLength(5);
+  });
+
+  it('names the loaders it knows when asked for an unknown one', async () => {
+    const read = pageReaderFor({ type: 'loader', name: 'nope' }, { ...context, loaders: { due: keyset } });
+    await expect(read(null, 2, signal)).rejects.toMatchObject({ type: 'AudienceUnavailable', message: expect.stringContaining('known: due') });
+  });
+
+  it('refuses a loader that ignores the page size', async () => {
+    const greedy: AudienceLoader = { readPage: async () => ({ recipients: ['1', '2', '3'], nextCursor: null }) };
+    const read = pageReaderFor({ type: 'loader', name: 'greedy' }, { ...context, loaders: { greedy } });
+    await expect(read(null, 2, signal)).rejects.toThrow(/returned 3 entries for a page of 2/);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * A campaign's state: everything a run hands to the next when it continues as new, kept bounded at any
+ * audience size (counts, a cursor, at most `maxOutstanding` message ids and capped samples). Pure code.
+ */
+import type { CostEstimate, InvalidRecipient, StateCounts } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../src/api/campaign-io.js';
+import { FINAL_STATUSES, isFinalStatus } from '../src/api/events.js';
+import type { MessageOutcome } from './messages.js';
+
+/** Where reading the audience stands: the remaining inline list, or a source's opaque cursor. */
+export type AudienceCursor =
+  | { kind: 'list'; remaining: string[] }
+  | { kind: 'source'; cursor: string | null; exhausted: boolean };
+
+/** A chunk read but not yet accepted by the provider; its number fixes its idempotency key. */
+export interface PendingChunk {
+  number: number;
+  recipients: string[];
+}
+
+export interface CampaignState {
+  startedAt: string;
+  runs: number;
+  preflightDone: boolean;
+  estimate: CostEstimate | null;
+  /** Valid unique recipients known from pre-flight (null without it). */
+  audienceTotal: number | null;
+  audience: AudienceCursor;
+  /** Raw audience entries consumed so far (the index of the next one). */
+  entriesRead: number;
+  valid: number;
+  duplicates: number;
+  invalidCount: number;
+  invalidSample: InvalidRecipient[];
+  pendingChunk: PendingChunk | null;
+  /** The next chunk number: global across runs, so idempotency keys never repeat. */
+  nextChunk: number;
+  chunksSent: number;
+  sent: number;
+  cost: number;
+  currency: string | null;
+  counts: StateCounts;
+  /** Sent messages without an outcome yet, grouped by the deadline after which the campaign stops waiting. */
+  outstanding: Array<{ deadline: number; ids: string[] }>;
+  notFinalCount: number;
+  notFinalIds: string[];
+  paused: boolean;
+  pausedReason: string | null;
+  cancelled: boolean;
+}
+
+export function initialState(startedAt: string, audience: AudienceCursor): CampaignState {
+  return {
+    startedAt,
+    runs: 0,
+    preflightDone: false,
+    estimate: null,
+    audienceTotal: null,
+    audience,
+    entriesRead: 0,
+    valid: 0,
+    duplicates: 0,
+    invalidCount: 0,
+    invalidSample: [],
+    pendingChunk: null,
+    nextChunk: 0,
+    chunksSent: 0,
+    sent: 0,
+    cost: 0,
+    currency: null,
+    counts: Object.fromEntries(FINAL_STATUSES.map((s) => [s, 0])),
+    outstanding: [],
+    notFinalCount: 0,
+    notFinalIds: [],
+    paused: false,
+    pausedReason: null,
+    cancelled: false,
+  };
+}
+
+/** The messages awaiting an outcome, each with the deadline after which it counts as `unknown`. */
+export class Outstanding {
+  private readonly deadlines = new Map<string, number>();
+
+  static from(groups: CampaignState['outstanding']): Outstanding {
+    const outstanding = new Outstanding();
+    for (const { deadline, ids } of groups) outstanding.add(ids, deadline);
+    return outstanding;
+  }
+
+  get size(): number {
+    return this.deadlines.size;
+  }
+
+  add(ids: string[], deadline: number): void {
+    for (const id of ids) this.deadlines.set(id, deadline);
+  }
+
+  /** True the first time an id's outcome arrives; false for a duplicate or an id not sent by this campaign. */
+  settle(id: string): boolean {
+    return this.deadlines.delete(id);
+  }
+
+  /** Removes and returns the ids whose deadline is at or before `now`. */
+  expire(now: number): string[] {
+    const expired: string[] = [];
+    for (const [id, deadline] of this.deadlines) {
+      if (deadline <= now) expired.push(id);
+    }
+    for (const id of expired) this.deadlines.delete(id);
+    return expired;
+  }
+
+  nextDeadline(): number | null {
+    let next: number | null = null;
+    for (const deadline of this.deadlines.values()) {
+      if (next === null || deadline < next) next = deadline;
+    }
+    return next;
+  }
+
+  toGroups(): CampaignState['outstanding'] {
+    const groups = new Map<number, string[]>();
+    for (const [id, deadline] of this.deadlines) {
+      const ids = groups.get(deadline) ?? [];
+      ids.push(id);
+      groups.set(deadline, ids);
+    }
+    return [...groups].map(([deadline, ids]) => ({ deadline, ids }));
+  }
+}
+
+/** Counts one message's outcome: its final state, or its last known state when it never reached one. */
+export function recordOutcome(state: CampaignState, outcome: Pick<MessageOutcome, 'providerMessageId' | 'status'>): void {
+  state.counts[outcome.status] = (state.counts[outcome.status] ?? 0) + 1;
+  if (!isFinalStatus(outcome.status)) recordNotFinal(state, outcome.providerMessageId);
+}
+
+export function recordNotFinal(state: CampaignState, id: string): void {
+  state.notFinalCount += 1;
+  if (state.notFinalIds.length < MAX_REPORTED_ITEMS) state.notFinalIds.push(id);
+}
+
+export function recordInvalid(state: CampaignState, invalid: InvalidRecipient[]): void {
+  state.invalidCount += invalid.length;
+  const room = MAX_REPORTED_ITEMS - state.invalidSample.length;
+  if (room > 0) state.invalidSample.push(...invalid.slice(0, room));
+}
