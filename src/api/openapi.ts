@@ -76,7 +76,7 @@ function operation(name: string, r: Route) {
       401: errorResponse('Missing or invalid token'),
       ...(r.charged ? { 402: errorResponse('Insufficient wallet balance') } : {}),
       403: errorResponse('Outside the token scopes, IP not allowed, or spend cap reached'),
-      ...(r.path.includes('{') ? { 404: errorResponse('No such record in this account') } : {}),
+      ...(r.path.includes('{') || r.bodyNamesRecord ? { 404: errorResponse('No such record in this account') } : {}),
       ...(r.idempotent ? { 409: errorResponse('Same Idempotency-Key still in progress') } : {}),
       ...(r.body ? { 413: errorResponse('Body too large'), 415: errorResponse('Body is not JSON') } : {}),
       422: errorResponse('Validation failed'),

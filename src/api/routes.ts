@@ -32,6 +32,8 @@ export interface Route {
   idempotent?: boolean;
   /** Spends from the wallet. */
   charged?: boolean;
+  /** Names an existing record in its body (not its path), so an unknown one is a 404 too. */
+  bodyNamesRecord?: boolean;
 }
 
 const ListWithStatus = ListQuery.extend(StatusFilter.shape);
@@ -43,7 +45,7 @@ function route<R extends Route>(r: R): R {
 export const routes = {
   smsSend: route({ method: 'POST', path: '/sms/send', scope: 'sms:send', status: 202, summary: 'Send SMS (queues a campaign)', body: SmsSendRequest, response: SmsSendResult, idempotent: true, charged: true }),
   otpSend: route({ method: 'POST', path: '/otp/send', scope: 'otp', status: 200, summary: 'Send a one-time password', body: OtpSendRequest, response: OtpSendResult, idempotent: true, charged: true }),
-  otpVerify: route({ method: 'POST', path: '/otp/verify', scope: 'otp', status: 200, summary: 'Verify a one-time password', body: OtpVerifyRequest, response: OtpVerifyResult }),
+  otpVerify: route({ method: 'POST', path: '/otp/verify', scope: 'otp', status: 200, summary: 'Verify a one-time password', body: OtpVerifyRequest, response: OtpVerifyResult, bodyNamesRecord: true }),
   voiceSend: route({ method: 'POST', path: '/voice/send', scope: 'voice', status: 200, summary: 'Place a text-to-speech voice call', body: VoiceSendRequest, response: VoiceCall, idempotent: true, charged: true }),
   voiceGet: route({ method: 'GET', path: '/voice/{id}', scope: 'voice', status: 200, summary: 'Fetch a voice call', response: VoiceCall }),
   lookupCreate: route({ method: 'POST', path: '/lookup', scope: 'lookup', status: 200, summary: 'Look up a number', body: LookupRequest, response: Lookup, charged: true }),
