@@ -4,6 +4,7 @@
  * retry policy is the backoff schedule — one activity in the history however many polls it takes.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import { isFinalVoiceStatus, type VoiceCall, type VoiceSendRequest } from '../src/api/voice.js';
 import type { MessagingClient } from '../src/client/index.js';
 import { VOICE_CALL_NOT_FINAL } from '../workflows/voice-messages.js';
@@ -39,7 +40,13 @@ export function createVoiceActivities(client: MessagingClient) {
     async awaitFinalVoiceCall(id: string): Promise<VoiceCallSnapshot> {
       const call = snapshotOf(await callProvider(() => client.voice.get(id, { signal: signal() })));
       if (!isFinalVoiceStatus(call.status)) {
-        throw ApplicationFailure.retryable(`call is ${call.status}`, VOICE_CALL_NOT_FINAL, call.status);
+        // Benign: an expected "not yet", logged at debug level and kept out of the failure metrics.
+        throw ApplicationFailure.create({
+          message: `call is ${call.status}`,
+          type: VOICE_CALL_NOT_FINAL,
+          details: [call.status],
+          category: ApplicationFailureCategory.BENIGN,
+        });
       }
       return call;
     },

@@ -6,9 +6,10 @@ import { cpus, totalmem } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
+import { otpBenchmark } from './otp.js';
 
 /** Every benchmark, in the order they run. */
-const BENCHMARKS: Benchmark[] = [];
+const BENCHMARKS: Benchmark[] = [otpBenchmark];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const wanted = process.argv.slice(2);

@@ -7,6 +7,7 @@ import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo }
 import type { CheckedContact, createContactActivities } from '../activities/contacts.js';
 import {
   CONTACT_CHECK_DEFAULT_CONCURRENCY,
+  CONTACT_CHECK_DEFAULT_PER_RUN,
   type CheckContactsInput,
   type CheckContactsResult,
   type ContactCheck,
@@ -41,9 +42,10 @@ export async function checkContacts(input: CheckContactsInput, carry?: CheckCont
     taskQueue: providerTaskQueue(workflowInfo().taskQueue),
   });
 
+  const perRun = input.checksPerRun ?? CONTACT_CHECK_DEFAULT_PER_RUN;
   let next = 0;
   const lane = async () => {
-    while (next < pending.length && !workflowInfo().continueAsNewSuggested) {
+    while (next < pending.length && next < perRun && !workflowInfo().continueAsNewSuggested) {
       const seq = offset + next;
       const contact = pending[next++]!;
       const checked: CheckedContact = contact.kind === 'number' ? await provider.lookupNumber(contact.value) : await provider.verifyEmail(contact.value);
@@ -61,6 +63,7 @@ export async function checkContacts(input: CheckContactsInput, carry?: CheckCont
         numbers: rest.filter((c) => c.kind === 'number').map((c) => c.value),
         emails: rest.filter((c) => c.kind === 'email').map((c) => c.value),
         concurrency: input.concurrency,
+        checksPerRun: input.checksPerRun,
       },
       { done, offset: offset + next, cost, currency },
     );

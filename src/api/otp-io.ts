@@ -175,6 +175,8 @@ export type VoiceCallResult = z.infer<typeof VoiceCallResult>;
 
 export const CONTACT_CHECK_MAX = 1000;
 export const CONTACT_CHECK_DEFAULT_CONCURRENCY = 10;
+/** About 3 history events per check, plus workflow tasks: well under the point where Temporal suggests continuing as new. */
+export const CONTACT_CHECK_DEFAULT_PER_RUN = 500;
 
 export const CheckContactsInput = z
   .strictObject({
@@ -182,6 +184,8 @@ export const CheckContactsInput = z
     emails: z.array(EmailVerifyRequest.shape.email).max(CONTACT_CHECK_MAX).default([]),
     /** Checks in flight at once; the provider queue's rate limit applies on top. Default 10. */
     concurrency: z.number().int().min(1).max(50).optional(),
+    /** Checks per run before continuing as new (keeps each history short). Default 500. */
+    checksPerRun: z.number().int().min(1).max(CONTACT_CHECK_MAX).optional(),
   })
   .refine((i) => i.numbers.length + i.emails.length > 0, 'give at least one number or email')
   .refine((i) => i.numbers.length + i.emails.length <= CONTACT_CHECK_MAX, `at most ${CONTACT_CHECK_MAX} contacts per check`);

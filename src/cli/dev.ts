@@ -3,15 +3,17 @@
  * the sandbox, the ingress registered as the sandbox's webhook, and the worker. Writes .data/dev.env so
  * other commands find it, and stops everything in order on Ctrl-C.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseEnv as parseDotenv } from 'node:util';
 import type { Command } from 'commander';
 import { startCodecServer } from '../codec-server/server.js';
-import { CodecEnv, DATA_DIR, DEV_ENV_FILE, EncryptionEnv, parseEnv, SandboxEnv, WorkerEnv } from '../config.js';
+import { CodecEnv, DATA_DIR, DEV_ENV_FILE, EncryptionEnv, OtpEnv, parseEnv, SandboxEnv, WorkerEnv } from '../config.js';
 import { generateKey } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { startStack } from '../stack.js';
+import { otpKeysFromEnv } from '../starter/otp.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
@@ -46,6 +48,8 @@ export function registerDevCommands(program: Command): void {
       // Personal data is encrypted in Temporal from the first run; the key and the codec token are kept in
       // dev.env, because .data/temporal.db holds histories only that key can read.
       const encryptionKey = parseEnv(EncryptionEnv, process.env).MSGFLOW_ENCRYPTION_KEY ?? previous.MSGFLOW_ENCRYPTION_KEY ?? generateKey();
+      // OTP session ids hash the recipient with this key: kept in dev.env so sessions survive restarts.
+      const otpHashKey = parseEnv(OtpEnv, process.env).MSGFLOW_OTP_HASH_KEY ?? previous.MSGFLOW_OTP_HASH_KEY ?? randomBytes(32).toString('base64');
       const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken()];
       // The worker runs in this process: its runtime (JSON logs, Prometheus exporter) comes before any connection.
       installWorkerRuntime({ metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`, logger: createLogger('worker') });
@@ -81,6 +85,7 @@ export function registerDevCommands(program: Command): void {
         reuseToken: previous.MSGFLOW_API_TOKEN,
         logger: log,
         encryptionKey,
+        otpKeys: otpKeysFromEnv({ ...process.env, MSGFLOW_ENCRYPTION_KEY: encryptionKey, MSGFLOW_OTP_HASH_KEY: otpHashKey }),
       }).catch(async (error: unknown) => {
         await temporal.stop();
         await codec.close();
@@ -98,6 +103,7 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
         MSGFLOW_ENCRYPTION_KEY: encryptionKey,
         MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
+        MSGFLOW_OTP_HASH_KEY: otpHashKey,
       };
       writeFileSync(DEV_ENV_FILE, `${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
 

@@ -6,10 +6,12 @@ import { registerCodecCommands } from './codec.js';
 import { registerCampaignCommands } from './campaign.js';
 import { registerDevCommands } from './dev.js';
 import { registerIngressCommands } from './ingress.js';
+import { registerOtpCommands } from './otp.js';
 import { registerSandboxCommands } from './sandbox.js';
 import { registerScheduleCommands } from './schedule.js';
 import { registerSmsCommands } from './sms.js';
 import { registerTemporalCommands } from './temporal.js';
+import { registerVoiceCommands } from './voice.js';
 import { registerWorkerCommands } from './worker.js';
 
 const program = new Command('msgflow')
@@ -30,6 +32,8 @@ registerIngressCommands(program);
 registerSandboxCommands(program);
 registerTemporalCommands(program);
 registerCodecCommands(program);
+registerOtpCommands(program);
+registerVoiceCommands(program);
 
 try {
   await program.parseAsync(process.argv);
