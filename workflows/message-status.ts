@@ -14,6 +14,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { isFinalStatus } from '../src/api/events.js';
+import { countMessageOutcome } from '../src/metrics/workflow-metrics.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import type { createProviderActivities } from '../activities/provider.js';
 import { providerTaskQueue } from './ids.js';
@@ -79,6 +80,7 @@ export async function messageStatus(input: MessageStatusInput): Promise<MessageO
     ? { providerMessageId, status: event.status, timestamp: event.timestamp, source: 'webhook' }
     : await askProvider(providerMessageId);
   upsertSearchAttributes([{ key: SA.finalStatus, value: outcome.status }]);
+  countMessageOutcome(outcome);
 
   // Tell every subscriber, including those that arrive while the outcome is kept.
   const pending = () => subscribers.filter((s) => !notified.has(s.workflowId));

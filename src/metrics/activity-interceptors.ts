@@ -12,12 +12,13 @@ export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => 
   inbound: {
     async execute(input, next) {
       const result = await next(input);
+      // The context's meter already tags namespace, taskQueue and activityType.
       const activity = ctx.info.activityType;
       if (isRecord(result)) {
         if (typeof result.cost === 'number' && typeof result.currency === 'string') {
           ctx.metricMeter
             .createCounter(METRICS.providerCharges, 'minor_units', 'Money charged by the provider, in minor units of the currency')
-            .add(result.cost, { activity, currency: result.currency });
+            .add(result.cost, { currency: result.currency });
         }
         if (Array.isArray(result.messages) && activity === 'sendSms') {
           ctx.metricMeter.createCounter(METRICS.smsSent, 'messages', 'SMS messages the provider accepted').add(result.messages.length);

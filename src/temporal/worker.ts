@@ -13,7 +13,7 @@ import { MessagingClient } from '../client/index.js';
 import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
 import type { KeyRing } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
-import { providerMetricsInterceptor, WORKFLOW_INTERCEPTOR_MODULES } from '../metrics/worker-interceptors.js';
+import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpSealKeyRingFromEnv } from '../starter/otp.js';
 import { connectClient, connectWorkerConnection } from './connection.js';
@@ -52,10 +52,8 @@ export interface MsgflowWorker {
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
   const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, temporal } = options;
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
-  // A prebuilt bundle already carries the metrics interceptor and failure converter (bundleMsgflowWorkflows).
-  const workflowSource = options.workflowBundle
-    ? { workflowBundle: options.workflowBundle }
-    : { workflowsPath: WORKFLOWS_PATH, interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } };
+  // A prebuilt bundle already carries the failure converter (bundleMsgflowWorkflows).
+  const workflowSource = options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH };
   const workflows = await Worker.create({
     connection,
     namespace,
@@ -88,7 +86,6 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
 export function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: quietBundlerLogger,
   });

@@ -107,7 +107,7 @@ describe('codec endpoint', () => {
   });
 
   it('refuses callers without a valid token, before reading the body', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${token}x` }, { authorization: token }]) {
+    for (const headers of [{}, { authorization: `Bearer ${token}x` }, { authorization: token }] as Array<Record<string, string>>) {
       const response = await post('/decode', { payloads: [sealedJson] }, headers);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);

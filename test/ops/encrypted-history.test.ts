@@ -66,7 +66,8 @@ describe('encrypted histories', () => {
     const failure = await started.result().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     // The keyed client restores the message (workflow failure <- activity failure <- the provider's refusal)...
-    expect(String((failure as WorkflowFailedError).cause?.cause?.message)).toMatch(/not approved/);
+    const providerRefusal = (failure as WorkflowFailedError).cause?.cause as Error | undefined;
+    expect(providerRefusal?.message).toMatch(/not approved/);
     // ...which the server only holds encrypted.
     const { events, bytes } = await rawHistory(stack.temporal, started.workflowId);
     expect(bytes.includes('not approved')).toBe(false);
