@@ -3,6 +3,10 @@
  * signatures (checked with verifyWebhook and the official standardwebhooks package), retries with a stable
  * webhook-id, Retry-After, timeouts, connection errors, and chaos duplicates.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchStatusEvent, MessageStatusEvent } from '../../src/api/events.js';
@@ -209,11 +213,25 @@ describe('webhooks: failures on the wire', () => {
 
 describe('webhooks: Retry-After', () => {
   const clock = manualClock(Date.now());
+  const dir = mkdtempSync(join(tmpdir(), 'msgflow-retry-after-'));
+  const dbFile = join(dir, 'sandbox.db');
   let t: TestSandbox;
   beforeAll(async () => {
-    t = await startTestSandbox({ now: clock.now, carrier: { submitMs: 0, finalMs: 0 }, webhooks: { retryScheduleMs: [100] } });
+    t = await startTestSandbox({ db: dbFile, now: clock.now, carrier: { submitMs: 0, finalMs: 0 }, webhooks: { retryScheduleMs: [100] } });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** Attempts the sandbox has recorded, read from its database file: the clock may only move once the answer is processed. */
+  const recordedAttempts = async () => {
+    const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT COALESCE(SUM(attempts), 0) AS n FROM deliveries').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
 
   it('a 503 or 429 with a longer Retry-After postpones the retry to it', async () => {
     const api = apiFor(t.sandbox.baseUrl, (await t.newAccount()).token);
@@ -223,6 +241,7 @@ describe('webhooks: Retry-After', () => {
       await api('POST', '/webhooks', { url: r.url });
       await api('POST', '/sms/send', sms(['12025550100']));
       await eventually(async () => r.received.length, (n) => n === 1);
+      await eventually(recordedAttempts, (n) => n === 1);
       clock.advance(1_000); // past the 100 ms schedule, short of Retry-After
       await settle();
       expect(r.received).toHaveLength(1);
