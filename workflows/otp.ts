@@ -111,8 +111,8 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
     lockedUntil = Date.now() + lockoutMs;
   };
 
-  /** One send; the caller holds the lock. A failure is recorded, not thrown: the session decides. */
-  const sendCode = async (): Promise<boolean> => {
+  /** One send; the caller holds the lock. Returns the failure type when it failed (a failed first send ends the session). */
+  const sendCode = async (): Promise<string | null> => {
     sendInFlight = true;
     try {
       const sent = await provider.sendOtpCode(
@@ -132,20 +132,23 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
       // The session's lifetime, not the provider's (which may be longer: see PROVIDER_OTP_TTL).
       expiresAt = Math.min(Date.parse(sent.expiresAt), lastSentAt + ttlMs);
       if (status === 'sending') status = 'pending';
-      return true;
+      return null;
     } catch (error) {
-      failure = failureType(error);
-      if (status === 'sending') status = 'failed';
-      return false;
+      const type = failureType(error);
+      if (status === 'sending') {
+        status = 'failed';
+        failure = type;
+      }
+      return type;
     } finally {
       sendInFlight = false;
     }
   };
 
-  const sendFailed = () =>
-    ApplicationFailure.create({ type: OTP_SEND_FAILED, message: `the code could not be sent (${failure})`, nonRetryable: true, details: [failure] });
+  const sendFailed = (type: string) =>
+    ApplicationFailure.create({ type: OTP_SEND_FAILED, message: `the code could not be sent (${type})`, nonRetryable: true, details: [type] });
 
-  let firstSend: Promise<boolean> | undefined;
+  let firstSend: Promise<string | null> | undefined;
 
   setHandler(otpStateQuery, state);
 
@@ -154,17 +157,22 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
     async () => {
       await condition(() => firstSend !== undefined);
       // The update that came with the start (or raced it) is answered by the first send.
-      if (sends === 0 && status === 'sending') {
-        if (!(await firstSend!)) throw sendFailed();
+      if (sends === 0) {
+        const failed = await firstSend!;
+        if (failed) throw sendFailed(failed);
         return sendAnswer('sent');
       }
+      // A call that arrives while a resend is in flight is answered by that resend, not by a new one.
+      const joined = sendInFlight ? sends : undefined;
       return lock.run(async () => {
+        if (joined !== undefined && sends > joined) return sendAnswer('sent');
         // State may have moved while this waited for the lock: answer it rather than send.
         if (status === 'locked') return sendAnswer('locked');
         if (finished()) throw reject(OTP_REJECTIONS.finished, 'this OTP session has ended');
         if (sendsRemaining() === 0) return sendAnswer('limit_reached');
         if (Date.now() < lastSentAt + cooldownMs) return sendAnswer('cooldown');
-        if (!(await sendCode())) throw sendFailed();
+        const failed = await sendCode();
+        if (failed) throw sendFailed(failed);
         return sendAnswer('sent');
       });
     },
