@@ -62,7 +62,9 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
   const provider = proxyActivities<ReturnType<typeof createOtpActivities>>({
     ...PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(taskQueue),
-    // Someone is waiting for the code: past this, the send fails rather than arriving too late to matter.
+    // Someone is waiting for the code: a lost worker is noticed within seconds (the send is idempotent),
+    // and past two minutes the send fails rather than arriving too late to matter.
+    startToCloseTimeout: '10 seconds',
     scheduleToCloseTimeout: '2 minutes',
     priority: OTP_PRIORITY,
   });

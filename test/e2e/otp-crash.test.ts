@@ -1,0 +1,64 @@
+/**
+ * A worker killed while an OTP send is in flight, then replaced: the send activity retries with the same
+ * idempotency key, the provider replays its first answer, and the person gets one code, charged once —
+ * which then verifies. The caller of `sendOtp` simply waits through the crash.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningStack } from '../../src/stack.js';
+import { generateOtpKeys, otpWorkflowId } from '../../src/starter/otp.js';
+import { startTestStack } from '../support/stack.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+
+const PENDING_ACTIVITY_STATE_STARTED = 2;
+
+describe('a worker crash mid OTP send', () => {
+  const otp = generateOtpKeys();
+  let stack: RunningStack;
+  const workers: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    // The provider holds each send for 3 s: long enough to kill the worker while the request is in flight.
+    stack = await startTestStack({ startWorker: false, otpKeys: otp.keys, sandbox: { sendLatencyMs: 3000, otpPerIpPerMinute: 10_000 } });
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.kill();
+    await stack?.close();
+  });
+
+  it('sends one code, charges once, and the code verifies', { timeout: 180_000 }, async () => {
+    const recipient = '2348012345696';
+    workers.push(startWorkerProcess(stack, otp.env));
+    const sending = stack.msgflow.sendOtp({ purpose: 'login', recipient });
+    const handle = stack.temporal.workflow.getHandle(otpWorkflowId(otp.keys.hashKey, 'login', recipient));
+
+    await waitFor(async () => {
+      const description = await handle.describe().catch(() => undefined);
+      return (description?.raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendOtpCode' && a.state === PENDING_ACTIVITY_STATE_STARTED);
+    });
+    await workers[0]!.kill();
+    workers.push(startWorkerProcess(stack, otp.env));
+
+    expect(await sending).toMatchObject({ status: 'sent', sends: 1 });
+    const inbox = (await stack.admin.inbox(recipient)).filter((m) => m.kind === 'otp');
+    expect(inbox).toHaveLength(1);
+    const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'otp');
+    expect(charges).toHaveLength(1);
+
+    const code = inbox[0]!.text.match(/\d{6}/)![0];
+    expect((await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).status).toBe('verified');
+
+    // The retry happened, and it was answered from the provider's idempotency record.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendOtpCode');
+    const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId));
+    expect(started?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
+  });
+});
+
+async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
