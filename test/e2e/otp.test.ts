@@ -2,11 +2,15 @@
  * OTP sessions end to end: the real sandbox over HTTP (codes read from its inbox), a real worker and the
  * test run's Temporal dev server, driven through the Msgflow facade.
  */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OtpSendAnswer } from '../../src/api/otp-io.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError, OtpSendFailedError } from '../../src/starter/index.js';
+import { sealString } from '../../src/crypto/keyring.js';
 import { otpWorkflowId } from '../../src/starter/otp.js';
+import { OTP_REJECTIONS, verifyUpdate } from '../../workflows/otp-messages.js';
 import { startTestStack } from '../support/stack.js';
 
 /** A distinct valid recipient per test, so sessions never meet. */
@@ -141,6 +145,26 @@ describe('OTP send-then-verify', () => {
     expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: '1234' })).toEqual({ status: 'invalid', attemptsRemaining: 5 });
     expect((await stack.msgflow.otpState({ purpose: 'login', recipient }))?.attemptsRemaining).toBe(5);
     expect((await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: await latestCode(recipient) })).status).toBe('verified');
+  });
+
+  it("refuses malformed verify updates in the workflow's validator, before anything is recorded", async () => {
+    const recipient = newRecipient();
+    const sent = await stack.msgflow.sendOtp({ purpose: 'login', recipient });
+    const handle = stack.temporal.workflow.getHandle(sent.workflowId);
+    const rejectionType = (args: unknown) =>
+      handle.executeUpdate(verifyUpdate, { args: [args as { sealedCode: string }] }).then(
+        () => 'accepted',
+        (error: unknown) => (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : String(error)),
+      );
+    // Straight to the workflow, as a service in another language might: a plain code, nothing, a sealed 3-digit code.
+    expect(await rejectionType({ sealedCode: '123456' })).toBe(OTP_REJECTIONS.invalidArgument);
+    expect(await rejectionType({})).toBe(OTP_REJECTIONS.invalidArgument);
+    expect(await rejectionType({ sealedCode: sealString(stack.otpKeys.sealing, '123') })).toBe(OTP_REJECTIONS.wrongLength);
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    const accepted = events.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);
+    expect(accepted).toEqual(['send']); // the start's own send; none of the refused verifications
+    expect((await stack.msgflow.otpState({ purpose: 'login', recipient }))?.attemptsRemaining).toBe(5);
   });
 
   it('rejects malformed input before anything reaches Temporal', async () => {
