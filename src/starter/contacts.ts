@@ -13,6 +13,7 @@ export async function startContactCheck(client: Client, taskQueue: string, input
     args: [input],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [{ key: SA.kind, value: 'contacts' }],
+    staticSummary: `Check ${input.numbers.length} number(s) and ${input.emails.length} email address(es)`,
   });
   // A check may continue as new; result() follows the chain to the last run.
   return { workflowId: handle.workflowId, result: () => handle.result() };

@@ -100,6 +100,7 @@ export async function sendOtp({ client, taskQueue, keys }: OtpTarget, input: Otp
       args: [input],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       typedSearchAttributes: [{ key: SA.kind, value: 'otp' }, ...(input.sender ? [{ key: SA.sender, value: input.sender }] : [])],
+      staticSummary: `One-time password for ${input.purpose}`,
     });
     try {
       return await client.workflow.executeUpdateWithStart(sendUpdate, { startWorkflowOperation });

@@ -14,6 +14,7 @@ export async function startVoiceCall(client: Client, taskQueue: string, input: V
     args: [input],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [{ key: SA.kind, value: 'voice' }, ...(input.sender ? [{ key: SA.sender, value: input.sender }] : [])],
+    staticSummary: `Voice call${input.sender ? ` from ${input.sender}` : ''}, followed to its final state`,
   });
   return { workflowId: handle.workflowId, result: () => handle.result() };
 }

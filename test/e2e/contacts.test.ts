@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/index.js';
+import { SA } from '../../src/temporal/search-attributes.js';
 import { startTestStack } from '../support/stack.js';
 
 describe('checkContacts', () => {
@@ -49,8 +50,10 @@ describe('checkContacts', () => {
     expect(result.invalid.map((c) => c.value)).toEqual(['999']);
 
     const handle = stack.temporal.workflow.getHandle(started.workflowId);
-    const { runId, raw } = await handle.describe();
+    const { runId, raw, typedSearchAttributes } = await handle.describe();
     expect(raw.workflowExecutionInfo?.firstRunId).not.toBe(runId);
+    // Operators still find the last run by kind.
+    expect(typedSearchAttributes.get(SA.kind)).toBe('contacts');
   });
 
   it('refuses invalid input before anything is started', async () => {
