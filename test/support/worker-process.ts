@@ -1,5 +1,9 @@
 /** A msgflow worker in a child process (`msgflow worker`), so a test can kill it like a crash would. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 
@@ -13,7 +17,10 @@ export interface WorkerProcess {
 export function startWorkerProcess(stack: RunningStack, env: Record<string, string> = {}): WorkerProcess {
   const temporal = inject('temporal');
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker'], {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  // Run outside the checkout: a local `msgflow dev`'s .data/dev.env (its encryption key, …) must not leak in.
+  const child = spawn(process.execPath, ['--import', tsx, resolve('src/cli/main.ts'), 'worker'], {
+    cwd: tmpdir(),
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
