@@ -6,10 +6,12 @@ import { cpus, totalmem } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
+import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
+import { sandboxBenchmark } from './sandbox.js';
 
 /** Every benchmark, in the order they run. */
-const BENCHMARKS: Benchmark[] = [otpBenchmark];
+const BENCHMARKS: Benchmark[] = [otpBenchmark, ingressBenchmark, sandboxBenchmark];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const wanted = process.argv.slice(2);

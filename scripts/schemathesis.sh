@@ -75,7 +75,8 @@ API_TOKEN=$(cli token create --account "$ACCOUNT_ID" --scopes sms:send,otp,voice
 seed_args=()
 [ -n "${MSGFLOW_SCHEMATHESIS_SEED:-}" ] && seed_args=(--seed "$MSGFLOW_SCHEMATHESIS_SEED")
 status=0
-"$VENV/bin/schemathesis" run "$BASE_URL/openapi.json" \
+# From the scratch directory: schemathesis keeps its example database in ./.schemathesis.
+(cd "$WORK" && "$VENV/bin/schemathesis" run "$BASE_URL/openapi.json" \
   --url "$BASE_URL" \
   --header "Authorization: Bearer $API_TOKEN" \
   --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
@@ -85,7 +86,7 @@ status=0
   --request-timeout 10 \
   --suppress-health-check too_slow,filter_too_much \
   --report junit --report-dir "$WORK/report" \
-  "${seed_args[@]}" || status=$?
+  "${seed_args[@]}") || status=$?
 
 # Errors the sandbox reported on its own (a 5xx it caught would be listed here too).
 if grep -qi 'internal' "$WORK/sandbox.err"; then

@@ -23,6 +23,7 @@ import { maskNumbersInText, redact } from './redaction.js';
 import { parseJson, parsePayload, UNPARSABLE } from './response.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
 import { sleep } from './sleep.js';
+import type { z } from 'zod';
 import { requireInteger, validate } from './validation.js';
 
 export interface PipelineSettings extends RetrySettings {
@@ -182,10 +183,9 @@ export class RequestPipeline {
     const body: unknown = route.body ? validate(route.body, call.body, `request body for ${route.method} ${route.path}`) : undefined;
     const query = new URLSearchParams();
     if (route.query) {
-      const given = definedEntries(call.query ?? {});
-      validate(route.query, given, `query for ${route.method} ${route.path}`);
+      const given = validateQuery(route.query, call.query ?? {}, `query for ${route.method} ${route.path}`);
       // Send only what the caller gave, so the provider's own defaults apply to the rest.
-      for (const [name, value] of Object.entries(given)) query.set(name, String(value));
+      for (const [name, value] of Object.entries(given)) query.set(name, value);
     }
     let idempotencyKey: string | undefined;
     if (route.idempotent) {
@@ -247,6 +247,18 @@ export class RequestPipeline {
       // A failing logger must never fail the request it describes.
     }
   }
+}
+
+/**
+ * Checks a query as given and as it goes on the wire (strings), returning the wire form: the schema
+ * coerces numbers, so `per_page: true` would pass as 1 yet be sent as "true", which the provider refuses.
+ */
+export function validateQuery(schema: z.ZodType, query: Record<string, unknown>, what: string): Record<string, string> {
+  const given = definedEntries(query);
+  validate(schema, given, what);
+  const wire = Object.fromEntries(Object.entries(given).map(([name, value]) => [name, String(value)]));
+  validate(schema, wire, what);
+  return wire;
 }
 
 /** The query without undefined values (an omitted option is not a parameter). */
