@@ -73,6 +73,24 @@ try {
   await waiter.result();
   await save('await-message-after-early-events', waiter.workflowId);
   await save('message-status-early-events', messageWorkflowId(id));
+
+  // OTP: a wrong code, then the right one (read from the sandbox inbox), then a reuse.
+  const otpRecipient = '2348012340001';
+  const otp = await stack.msgflow.sendOtp({ purpose: 'login', recipient: otpRecipient });
+  const code = /\d{6}/.exec((await stack.admin.inbox(otpRecipient))[0]?.text ?? '')?.[0];
+  if (!code) throw new Error('no OTP code in the inbox');
+  await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code: code === '000000' ? '111111' : '000000' });
+  await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
+  await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
+  await save('otp-verification', otp.workflowId);
+
+  // A voice call followed to its final state, and a contact check.
+  const call = await stack.msgflow.startVoiceCall({ recipient: MAGIC_NUMBERS.delivered, message: 'Your table is ready' });
+  await call.result();
+  await save('voice-call', call.workflowId);
+  const check = await stack.msgflow.checkContacts({ numbers: [MAGIC_NUMBERS.delivered, '12345'], emails: ['ada@example.com', 'x@nowhere.invalid'] });
+  await check.result();
+  await save('check-contacts', check.workflowId);
 } finally {
   await stack.close();
   await temporal.stop();
