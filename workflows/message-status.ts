@@ -17,6 +17,7 @@ import { isFinalStatus } from '../src/api/events.js';
 import { countMessageOutcome } from '../src/metrics/workflow-metrics.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import type { createProviderActivities } from '../activities/provider.js';
+import { campaignKeyOf } from './campaign-messages.js';
 import { providerTaskQueue } from './ids.js';
 import {
   type MessageOutcome,
@@ -38,9 +39,6 @@ export interface MessageStatusInput {
   /** How long an event that arrived before any subscriber is kept for its sender. */
   orphanWindowMs?: number;
 }
-
-/** Campaign workflows are `campaign:<key>` (DESIGN.md "Operators can find things"). */
-const CAMPAIGN_ID_PREFIX = 'campaign:';
 
 export const MESSAGE_STATUS_DEFAULTS = {
   waitWindowMs: 6 * 60 * 60 * 1000,
@@ -64,8 +62,9 @@ export async function messageStatus(input: MessageStatusInput): Promise<MessageO
     if (!subscribers.some((known) => known.workflowId === s.workflowId)) subscribers.push(s);
     // A campaign's messages carry its key, so operators find e.g. its undelivered ones in the UI, whoever
     // (event or sender) created this workflow.
-    if (s.workflowId.startsWith(CAMPAIGN_ID_PREFIX) && !workflowInfo().typedSearchAttributes.get(SA.campaignKey)) {
-      upsertSearchAttributes([{ key: SA.campaignKey, value: s.workflowId.slice(CAMPAIGN_ID_PREFIX.length) }]);
+    const campaignKey = campaignKeyOf(s.workflowId); // the id itself when the subscriber is no campaign
+    if (campaignKey !== s.workflowId && !workflowInfo().typedSearchAttributes.get(SA.campaignKey)) {
+      upsertSearchAttributes([{ key: SA.campaignKey, value: campaignKey }]);
     }
   });
   setHandler(outcomeQuery, () => outcome);
