@@ -24,7 +24,7 @@ describe('search attributes and summaries', () => {
     await stack?.close();
   });
 
-  it('finds sends, messages by id and final status, and a campaign’s undelivered messages', async () => {
+  it('finds sends, messages by id and final status, and the messages a campaign subscribes to', async () => {
     const key = randomUUID();
     const started = await stack.msgflow.sendSms(
       { recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered], sender: 'ACME', message: 'Your table is ready' },
@@ -57,6 +57,38 @@ describe('search attributes and summaries', () => {
       }, `query ${query} to return ${expected.join(', ')}`);
       expect(found, query).toEqual(expected);
     }
+  });
+
+  it('finds a real campaign and, by its key, its undelivered messages', async () => {
+    const key = `reminders-${randomUUID().slice(0, 8)}`;
+    const campaign = await stack.msgflow.startCampaign(
+      {
+        sender: 'ACME',
+        message: 'Your payment is due on Monday',
+        audience: { type: 'inline', recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed] },
+      },
+      { key },
+    );
+    await campaign.result();
+
+    const campaignRuns = await eventually(async () => {
+      const ids = await listIds(stack.temporal, `MsgflowKind = 'campaign' AND MsgflowCampaignKey = '${key}'`);
+      return ids.length === 1 ? ids : undefined;
+    }, 'the campaign by its key');
+    expect(campaignRuns).toEqual([`campaign:${key}`]);
+
+    const query = `MsgflowKind = 'message' AND MsgflowCampaignKey = '${key}' AND MsgflowFinalStatus = 'undelivered'`;
+    const [undelivered] = await eventually(async () => {
+      const ids = await listIds(stack.temporal, query);
+      return ids.length === 1 ? ids : undefined;
+    }, query);
+    // The provider agrees that this message, and only it, was undelivered.
+    expect((await stack.messaging.messages.get(undelivered!.slice('message:'.length))).status).toBe('undelivered');
+    const all = await eventually(async () => {
+      const ids = await listIds(stack.temporal, `MsgflowKind = 'message' AND MsgflowCampaignKey = '${key}' AND MsgflowFinalStatus IS NOT NULL`);
+      return ids.length === 3 ? ids : undefined;
+    }, "all three of the campaign's messages with a final status");
+    expect(all).toContain(undelivered);
   });
 
   it('gives each run a summary and attributes without personal data', async () => {
