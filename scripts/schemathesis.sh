@@ -85,7 +85,6 @@ status=0
   --workers 2 \
   --request-timeout 10 \
   --suppress-health-check too_slow,filter_too_much \
-  --report junit --report-dir "$WORK/report" \
   "${seed_args[@]}") || status=$?
 
 # Errors the sandbox reported on its own (a 5xx it caught would be listed here too).
