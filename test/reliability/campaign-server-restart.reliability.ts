@@ -1,0 +1,128 @@
+/**
+ * The Temporal server goes away for 10 s in the middle of a campaign and comes back on the same state
+ * (its own dev server, SQLite file, same port — not the run's shared one). Meanwhile the ingress answers
+ * the provider's webhooks with 503 and the provider retries them later; the worker process and the
+ * clients reconnect on their own. The campaign must complete with every recipient charged once and
+ * every state counted, each event having reached Temporal after the outage.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CampaignResult } from '../../src/api/campaign-io.js';
+import { METRICS } from '../../src/metrics/names.js';
+import type { RunningStack } from '../../src/stack.js';
+import { type DevServer, startDevServer } from '../../src/temporal/dev-server.js';
+import { startTestStack } from '../support/stack.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { auditCampaign, campaignAudience, countActivities, eventsOfAllRuns, smsCharges, waitUntil } from './support/campaign-audit.js';
+import { printSummary } from './support/summary.js';
+
+const RECIPIENTS = Number(process.env.MSGFLOW_RELIABILITY_RESTART_RECIPIENTS ?? 500);
+const CHUNK = Math.max(10, Math.round(RECIPIENTS / 10));
+const OUTAGE_MS = 10_000;
+/** The provider's webhook retries span about two minutes: far beyond the outage and the restart. */
+const RETRY_SCHEDULE_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 60_000];
+
+/** Deliveries the ingress answered with `status`, read from its Prometheus endpoint. */
+async function ingressDeliveries(stack: RunningStack, status: number): Promise<number> {
+  const text = await (await fetch(`${stack.ingress.url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${METRICS.ingressDeliveries}{`) && line.includes(`status="${status}"`)) total += Number(line.split(' ').at(-1));
+  }
+  return total;
+}
+
+describe('campaign through a Temporal server restart', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'campaign-restart-'));
+  const dbFile = join(dir, 'temporal.db');
+  let server: DevServer;
+  let stack: RunningStack;
+  const workers: WorkerProcess[] = [];
+  const sandboxLog: string[] = [];
+  beforeAll(async () => {
+    server = await startDevServer({ dbFile });
+    stack = await startTestStack({
+      temporal: { address: server.address, namespace: server.namespace },
+      startWorker: false,
+      // Carrier outcomes spread over a few seconds, so webhooks keep coming while the server is down.
+      sandbox: { log: (line) => sandboxLog.push(line), sendLatencyMs: 100, carrier: { submitMs: 200, finalMs: 3_000 }, webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS } },
+    });
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.kill();
+    await stack?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`completes a ${RECIPIENTS}-recipient campaign across a ${OUTAGE_MS / 1000} s outage of its Temporal server`, { timeout: 900_000 }, async () => {
+    const started = Date.now();
+    const audience = campaignAudience(RECIPIENTS);
+    const worker = startWorkerProcess(stack, { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace });
+    workers.push(worker);
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'restart reminder',
+      audience: { type: 'inline', recipients: audience },
+      chunkSize: CHUNK,
+    });
+
+    // Mid-campaign: some chunks sent, most outcomes still to come.
+    await waitUntil(async () => (await smsCharges(stack)) >= RECIPIENTS * 0.3, 'a third of the audience charged', 600_000);
+    const before503 = await ingressDeliveries(stack, 503);
+    const port = Number(server.address.split(':').at(-1));
+    await server.stop();
+    const stoppedAt = Date.now();
+    await sleep(OUTAGE_MS);
+    const refusedDuringOutage = (await ingressDeliveries(stack, 503)) - before503;
+    server = await startDevServer({ dbFile, port });
+    const outageMs = Date.now() - stoppedAt;
+
+    // The client's long poll may give up while the server is away: ask again until the campaign answers.
+    let result: CampaignResult | undefined;
+    for (let attempt = 0; !result; attempt++) {
+      try {
+        result = await run.result();
+      } catch (error) {
+        if (attempt >= 20) throw error;
+        await sleep(2_000);
+      }
+    }
+    const audit = await auditCampaign(stack, audience, result);
+    const activities = countActivities(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
+    const accepted = await ingressDeliveries(stack, 200);
+    const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;
+    printSummary(
+      'temporal restart',
+      {
+        recipients: RECIPIENTS,
+        faults: 1,
+        outageMs,
+        ingress503: refusedDuringOutage,
+        deliveriesAccepted: accepted,
+        deliveriesAbandoned: abandoned,
+        messages: audit.charges,
+        lost: audit.lost,
+        duplicates: audit.duplicates,
+      },
+      `${Math.round((Date.now() - started) / 1000)} s, worker process ${worker.child.exitCode === null ? 'still running' : 'exited'}`,
+    );
+
+    // The outage was real and seen by the provider: webhooks were refused with 503 while it lasted.
+    expect(refusedDuringOutage).toBeGreaterThan(0);
+    // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
+    expect(worker.child.exitCode).toBeNull();
+    expect(worker.child.signalCode).toBeNull();
+    expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+    expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
+    expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
+    expect(audit.sandboxCounts).toEqual(result.counts);
+    // The provider's retries got every refused delivery through: none abandoned. (The message workflows
+    // wait 6 hours before asking the provider themselves, so every counted outcome came by webhook.)
+    expect(abandoned).toBe(0);
+    expect(activities.failedForGood).toBe(0);
+  });
+});

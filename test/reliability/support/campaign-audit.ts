@@ -1,0 +1,102 @@
+/**
+ * What the campaign reliability runs share: an audience of numbers the sandbox delivers (plus the magic
+ * final-state ones), and the audit that holds a finished campaign against the provider's own records —
+ * the ledger (one charge per recipient) and `GET /messages` (one message per recipient, states counted as
+ * the campaign counted them) — and its histories (activities that failed for good, retries by cause),
+ * across every continue-as-new run.
+ */
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import type { CampaignResult } from '../../../src/api/campaign-io.js';
+import { FINAL_STATUSES } from '../../../src/api/events.js';
+import { MAGIC_NUMBERS } from '../../../src/sandbox/index.js';
+import type { RunningStack } from '../../../src/stack.js';
+
+/** `size` distinct recipients (international digits): the five final-state magic numbers, then plain ones (delivered). */
+export function campaignAudience(size: number, prefix = '2348'): string[] {
+  const magic = FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]);
+  const plain = Array.from({ length: Math.max(0, size - magic.length) }, (_, i) => `${prefix}0${String(30_000_000 + i)}`);
+  return [...magic, ...plain].slice(0, size);
+}
+
+export interface CampaignAudit {
+  recipients: number;
+  charges: number;
+  /** Recipients never charged, plus messages the provider holds that the campaign did not count. */
+  lost: number;
+  /** Charges beyond one per recipient, charges of numbers outside the audience, and outcomes counted beyond the provider's messages. */
+  duplicates: number;
+  /** The provider's messages by status. */
+  sandboxCounts: Record<string, number>;
+}
+
+export async function auditCampaign(stack: RunningStack, audience: string[], result: CampaignResult): Promise<CampaignAudit> {
+  const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
+  const wanted = new Set(audience.map((n) => `+${n}`));
+  const charged = new Map<string, number>();
+  for (const charge of charges) charged.set(charge.recipient ?? '', (charged.get(charge.recipient ?? '') ?? 0) + 1);
+  const sandboxCounts: Record<string, number> = {};
+  let sandboxMessages = 0;
+  for await (const m of stack.messaging.messages.list({ perPage: 200 })) {
+    sandboxCounts[m.status] = (sandboxCounts[m.status] ?? 0) + 1;
+    sandboxMessages++;
+  }
+  const counted = Object.values(result.counts).reduce((sum, n) => sum + (n ?? 0), 0);
+  const neverCharged = [...wanted].filter((n) => !charged.has(n)).length;
+  const extraCharges = [...charged].reduce((sum, [n, times]) => sum + (wanted.has(n) ? times - 1 : times), 0);
+  return {
+    recipients: audience.length,
+    charges: charges.length,
+    lost: neverCharged + Math.max(0, sandboxMessages - counted),
+    duplicates: extraCharges + Math.max(0, counted - sandboxMessages),
+    sandboxCounts,
+  };
+}
+
+/** Every event of every run of a workflow id (a campaign continues as new on the way). */
+export async function eventsOfAllRuns(client: Client, workflowId: string, expectedRuns = 1): Promise<temporal.api.history.v1.IHistoryEvent[]> {
+  let runIds: string[] = [];
+  // Visibility is eventually consistent: the last run may take a moment to be listed.
+  for (let attempt = 0; attempt < 100 && runIds.length < expectedRuns; attempt++) {
+    if (attempt) await new Promise((r) => setTimeout(r, 200));
+    runIds = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(execution.runId);
+  }
+  const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  for (const runId of runIds) events.push(...((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+  return events;
+}
+
+export interface ActivityCounts {
+  scheduled: number;
+  /** ActivityTaskFailed or ActivityTaskTimedOut: the retry policy gave up (or the error was non-retryable). */
+  failedForGood: number;
+  /** Attempts beyond the first, by the failure type that caused the retry (the last one recorded per activity). */
+  retriesByCause: Record<string, number>;
+}
+
+export function countActivities(events: temporal.api.history.v1.IHistoryEvent[]): ActivityCounts {
+  const counts: ActivityCounts = { scheduled: 0, failedForGood: 0, retriesByCause: {} };
+  for (const event of events) {
+    if (event.activityTaskScheduledEventAttributes) counts.scheduled++;
+    if (event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes) counts.failedForGood++;
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && (started.attempt ?? 1) > 1) {
+      const failure = started.lastFailure;
+      const cause = failure?.applicationFailureInfo?.type ?? (failure?.timeoutFailureInfo ? 'timeout' : (failure?.message ?? 'unknown'));
+      counts.retriesByCause[cause] = (counts.retriesByCause[cause] ?? 0) + started.attempt! - 1;
+    }
+  }
+  return counts;
+}
+
+/** Polls `probe` until it holds; a probe that throws (a server restarting) counts as not yet. */
+export async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const smsCharges = async (stack: RunningStack): Promise<number> => (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;
