@@ -5,13 +5,15 @@
 import { cpus, totalmem } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
+import { campaignBenchmark } from './campaign.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
+import { rateLimitBenchmark } from './rate-limit.js';
 import { sandboxBenchmark } from './sandbox.js';
 
 /** Every benchmark, in the order they run. */
-const BENCHMARKS: Benchmark[] = [otpBenchmark, ingressBenchmark, sandboxBenchmark];
+const BENCHMARKS: Benchmark[] = [otpBenchmark, ingressBenchmark, sandboxBenchmark, campaignBenchmark, rateLimitBenchmark];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const wanted = process.argv.slice(2);

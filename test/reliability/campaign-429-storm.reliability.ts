@@ -1,7 +1,8 @@
 /**
  * A campaign in a 429 storm: the provider account allows 10 requests a minute while the worker's provider
  * queue is set for 600 (so the provider throttles, not Temporal). Chunk sends meet 429 and are retried
- * after Retry-After. The campaign must complete with no activity failed for good, every recipient
+ * after Retry-After (the campaign sends one chunk at a time, so it meets about one 429 per one-minute
+ * window of the provider and waits it out). The campaign must complete with no activity failed for good, every recipient
  * charged once and every state counted.
  *
  * Counted: `failedActivities` = ActivityTaskFailed + ActivityTaskTimedOut events across every run of the
@@ -15,8 +16,8 @@ import { auditCampaign, campaignAudience, countActivities, eventsOfAllRuns } fro
 import { printSummary } from './support/summary.js';
 
 const PROVIDER_LIMIT_PER_MINUTE = 10;
-/** 15 chunk requests (plus pre-flight calls) against 10/min: about a minute and a half of storm. */
-const CHUNKS = Number(process.env.MSGFLOW_RELIABILITY_STORM_CHUNKS ?? 15);
+/** 20 chunk requests (plus pre-flight calls) against 10/min: at least three rate-limit windows. */
+const CHUNKS = Number(process.env.MSGFLOW_RELIABILITY_STORM_CHUNKS ?? 20);
 const CHUNK = 20;
 const RECIPIENTS = CHUNKS * CHUNK;
 
@@ -64,8 +65,9 @@ describe('campaign in a 429 storm', () => {
     expect(result).toMatchObject({ sent: RECIPIENTS, chunks: CHUNKS, duplicates: 0 });
     expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
     expect(audit.sandboxCounts).toEqual(result.counts);
-    // The storm happened: requests beyond the first minute's budget were refused and retried, and nothing else was.
-    expect(rateLimitedRetries).toBeGreaterThanOrEqual(CHUNKS - PROVIDER_LIMIT_PER_MINUTE);
+    // The storm happened: more requests than a minute's budget, so some chunk send met 429 and was retried
+    // (the campaign sends one chunk at a time and waits out Retry-After, so about one 429 per window).
+    expect(rateLimitedRetries).toBeGreaterThanOrEqual(1);
     expect(Object.keys(activities.retriesByCause).filter((cause) => cause !== 'ProviderRateLimited')).toEqual([]);
   });
 });
