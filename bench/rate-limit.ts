@@ -18,9 +18,9 @@ import { type Benchmark, round } from './harness.js';
 /** The spec's default limit per token. */
 const LIMIT_PER_MINUTE = 120;
 const WORKERS = 3;
-const RECIPIENTS = Number(process.env.MSGFLOW_BENCH_RATE_LIMIT_RECIPIENTS ?? 4_000);
-/** Small chunks, so the campaign needs enough requests (about 200 by default) to meet the limit for a while. */
-const CHUNK = Number(process.env.MSGFLOW_BENCH_RATE_LIMIT_CHUNK ?? 20);
+const RECIPIENTS = Number(process.env.MSGFLOW_BENCH_RATE_LIMIT_RECIPIENTS ?? 1_200);
+/** Small chunks, so the campaign needs enough requests (120 by default: a minute at the limit) to meet it for a while. */
+const CHUNK = Number(process.env.MSGFLOW_BENCH_RATE_LIMIT_CHUNK ?? 10);
 
 interface RequestLog {
   /** Start times (ms, performance clock) of every provider request, with their HTTP status. */
@@ -77,13 +77,13 @@ export const rateLimitBenchmark: Benchmark = {
         shutdowns.push(() => worker.shutdown());
       }
 
-      const audience = Array.from({ length: RECIPIENTS }, (_, i) => `2348${String(200_000_000 + i)}`);
+      const audience = Array.from({ length: RECIPIENTS }, (_, i) => `2348${String(100_000_000 + i)}`);
       const started = performance.now();
       const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'rate-limited campaign', audience: { type: 'inline', recipients: audience }, chunkSize: CHUNK });
       const progress = setInterval(() => log(`${requestLog.requests.length} provider requests so far`), 15_000);
       const result = await run.result().finally(() => clearInterval(progress));
       const seconds = (performance.now() - started) / 1000;
-      if (result.sent !== RECIPIENTS) throw new Error(`campaign ended with ${result.sent} sent of ${RECIPIENTS}`);
+      if (result.sent !== RECIPIENTS) throw new Error(`campaign ended with ${result.sent} sent of ${RECIPIENTS}: ${JSON.stringify(result).slice(0, 1000)}`);
 
       const requests = requestLog.requests.filter((r) => r.at >= started);
       const rateLimited = requests.filter((r) => r.status === 429).length;
