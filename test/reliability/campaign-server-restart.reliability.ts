@@ -48,7 +48,14 @@ describe('campaign through a Temporal server restart', () => {
       temporal: { address: server.address, namespace: server.namespace },
       startWorker: false,
       // Carrier outcomes spread over a few seconds, so webhooks keep coming while the server is down.
-      sandbox: { log: (line) => sandboxLog.push(line), sendLatencyMs: 100, carrier: { submitMs: 200, finalMs: 3_000 }, webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS } },
+      // The provider waits 20 s for an answer: longer than the ingress takes to give up on a down server
+      // (3 signal attempts of 5 s), so its 503 reaches the provider rather than a closed connection.
+      sandbox: {
+        log: (line) => sandboxLog.push(line),
+        sendLatencyMs: 100,
+        carrier: { submitMs: 200, finalMs: 3_000 },
+        webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 20_000 },
+      },
     });
   });
   afterAll(async () => {
@@ -77,7 +84,6 @@ describe('campaign through a Temporal server restart', () => {
     await server.stop();
     const stoppedAt = Date.now();
     await sleep(OUTAGE_MS);
-    const refusedDuringOutage = (await ingressDeliveries(stack, 503)) - before503;
     server = await startDevServer({ dbFile, port });
     const outageMs = Date.now() - stoppedAt;
 
@@ -94,6 +100,9 @@ describe('campaign through a Temporal server restart', () => {
     const audit = await auditCampaign(stack, audience, result);
     const activities = countActivities(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
     const accepted = await ingressDeliveries(stack, 200);
+    // Answers to deliveries made while the server was away (the last ones come up to ~16 s after it went).
+    const refusedDuringOutage = (await ingressDeliveries(stack, 503)) - before503;
+    const providerRetries = sandboxLog.filter((line) => line.includes('retrying')).length;
     const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;
     printSummary(
       'temporal restart',
@@ -103,6 +112,7 @@ describe('campaign through a Temporal server restart', () => {
         outageMs,
         ingress503: refusedDuringOutage,
         deliveriesAccepted: accepted,
+        providerRetries,
         deliveriesAbandoned: abandoned,
         messages: audit.charges,
         lost: audit.lost,
@@ -113,6 +123,7 @@ describe('campaign through a Temporal server restart', () => {
 
     // The outage was real and seen by the provider: webhooks were refused with 503 while it lasted.
     expect(refusedDuringOutage).toBeGreaterThan(0);
+    expect(providerRetries).toBeGreaterThan(0);
     // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
     expect(worker.child.exitCode).toBeNull();
     expect(worker.child.signalCode).toBeNull();
