@@ -4,8 +4,7 @@
  * server and the timer loops; `close()` stops them all.
  */
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen, type Listening } from '../http/listen.js';
 import { createApp } from './app.js';
 import { Carrier } from './carrier.js';
 import type { SandboxContext } from './context.js';
@@ -54,9 +53,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   };
   const dispatcher = new WebhookDispatcher(db, opts.webhooks, now, opts.log);
 
-  let server: Server;
+  let listening: Listening;
   try {
-    server = await listen(createApp(ctx), opts.port, opts.host);
+    listening = await listen(createApp(ctx), opts.host, opts.port);
   } catch (error) {
     db.close();
     throw error;
@@ -77,9 +76,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
   }, opts.tickMs);
 
-  const { port } = server.address() as AddressInfo;
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  const url = `http://${host}:${port}`;
+  const { server, url } = listening;
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -97,12 +94,4 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         db.close();
       })()),
   };
-}
-
-function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
-    server.once('listening', () => resolve(server));
-    server.once('error', reject);
-  });
 }
