@@ -41,6 +41,8 @@ export interface StackOptions {
   workflowBundle?: WorkflowBundle;
   /** Audience loaders for the stack's worker (campaigns with a `loader` audience). */
   audienceLoaders?: AudienceLoaders;
+  /** The worker's workflow cache size (default: the SDK's, sized from the heap). */
+  maxCachedWorkflows?: number;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
   startWorker?: boolean;
   logger?: Logger;
@@ -154,6 +156,7 @@ async function startWorker(
     providerRatePerMinute: ratePerMinute,
     workflowBundle: options.workflowBundle,
     audienceLoaders: options.audienceLoaders,
+    maxCachedWorkflows: options.maxCachedWorkflows,
     dataConverter,
     otpKeyRing: options.otpKeys?.sealing,
   });

@@ -42,6 +42,8 @@ export interface CampaignState {
   counts: StateCounts;
   /** Sent messages without an outcome yet, grouped by the deadline after which the campaign stops waiting. */
   outstanding: Array<{ deadline: number; ids: string[] }>;
+  /** Sent messages whose subscription was still being made when the last run closed: the next run makes it again. */
+  unwatched: string[][];
   notFinalCount: number;
   notFinalIds: string[];
   paused: boolean;
@@ -70,6 +72,7 @@ export function initialState(startedAt: string, audience: AudienceCursor): Campa
     currency: null,
     counts: Object.fromEntries(FINAL_STATUSES.map((s) => [s, 0])),
     outstanding: [],
+    unwatched: [],
     notFinalCount: 0,
     notFinalIds: [],
     paused: false,

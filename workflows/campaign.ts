@@ -116,7 +116,8 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   });
   const subscriptions = proxyActivities<ReturnType<typeof createSubscriptionActivities>>(TEMPORAL_ACTIVITY_OPTIONS);
 
-  const pendingWatches = new Set<Promise<void>>();
+  /** Subscriptions in progress, by the ids they cover (handed to the next run if this one closes first). */
+  const pendingWatches = new Map<Promise<void>, string[]>();
   let watchFailure: unknown;
 
   function progress(): CampaignProgress {
@@ -290,16 +291,18 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
         pendingWatches.delete(done);
       },
     );
-    pendingWatches.add(done);
+    pendingWatches.set(done, providerMessageIds);
   }
 
-  async function settleBeforeClosing(): Promise<void> {
-    await Promise.all(pendingWatches);
+  async function finish(): Promise<void> {
+    await Promise.all(pendingWatches.keys());
     if (watchFailure) throw watchFailure;
     await condition(allHandlersFinished);
   }
 
   if (state.runs === 1) tagForOperators(input);
+  // Subscriptions the previous run had not finished: made again (subscribing twice is harmless).
+  for (const ids of state.unwatched.splice(0)) watch(ids);
   if (!state.preflightDone) {
     try {
       await preflight();
@@ -312,8 +315,12 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
 
   for (;;) {
     if (shouldContinueAsNew()) {
-      await settleBeforeClosing();
+      // No wait for subscriptions in progress: outcomes keep arriving meanwhile, and the run must close
+      // near its threshold. The next run makes them again.
+      await condition(allHandlersFinished);
+      if (watchFailure) throw watchFailure;
       state.outstanding = outstanding.toGroups();
+      state.unwatched = [...pendingWatches.values()];
       return await continueAsNew<typeof smsCampaign>(withoutInlineList(input), state);
     }
     expireOverdue();
@@ -353,7 +360,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   }
 
   finished = true;
-  await settleBeforeClosing();
+  await finish();
   return {
     cancelled: state.cancelled,
     sent: state.sent,

@@ -15,9 +15,9 @@ export const MAX_REPORTED_ITEMS = 1000;
 export const CAMPAIGN_DEFAULTS = {
   chunkSize: MAX_RECIPIENTS_PER_REQUEST,
   /** Messages sent but not yet final before the campaign stops sending more (bounds signals per run). */
-  maxOutstanding: 5000,
+  maxOutstanding: 2000,
   /** History events after which a run continues as new. */
-  maxEventsPerRun: 3000,
+  maxEventsPerRun: 2000,
   preflight: true,
 } as const;
 
@@ -147,9 +147,9 @@ export const CampaignInput = z
     waitWindowMs: Millis.optional(),
     /** Validate, estimate the cost and check the balance before sending anything. Default true. */
     preflight: z.boolean().optional(),
-    /** Messages awaiting their final state before sending pauses (default 5000, at least `chunkSize`). */
+    /** Messages awaiting their final state before sending pauses (default 2000, at least `chunkSize`). */
     maxOutstanding: z.number().int().min(1).max(10_000).optional(),
-    /** History events after which a run continues as new (default 3000). */
+    /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
   })
   .refine((c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize), {

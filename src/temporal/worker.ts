@@ -38,6 +38,8 @@ export interface MsgflowWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
+  /** Workflow runs kept in memory (default: the SDK's, sized from the heap). A campaign's messages are a workflow each: lower it where memory is tight. */
+  maxCachedWorkflows?: number;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;
   /** Opens sealed OTP codes in the verify activity (MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY). */
@@ -61,6 +63,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     dataConverter,
     ...workflowSource,
     activities: createWorkflowQueueActivities(temporal, { audienceLoaders: options.audienceLoaders }),
+    maxCachedWorkflows: options.maxCachedWorkflows,
   });
   const provider = await Worker.create({
     connection,
@@ -102,7 +105,7 @@ const quietBundlerLogger = {
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
   const temporalEnv = parseEnv(TemporalEnv, env);
   const provider = parseEnv(ProviderEnv, env);
-  const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS } = parseEnv(WorkerEnv, env);
+  const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
   if (!provider.MSGFLOW_API_TOKEN) throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
   // Before any native connection: the runtime is created once per process.
@@ -116,6 +119,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     temporal: await connectClient(temporalEnv, { dataConverter }),
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
     audienceLoaders: MSGFLOW_AUDIENCE_LOADERS ? await importAudienceLoaders(MSGFLOW_AUDIENCE_LOADERS) : undefined,
+    maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
     otpKeyRing: otpSealKeyRingFromEnv(env),
   });
