@@ -90,13 +90,19 @@ async function campaignRun({ temporal, log }: BenchContext, recipients: number):
     const audience = Array.from({ length: recipients }, (_, i) => `2348${String(100_000_000 + i)}`);
     const started = performance.now();
     const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'benchmark campaign', audience: { type: 'inline', recipients: audience } });
+    // One progress query at a time, awaited before the stack closes: a query still retrying on a closed
+    // connection would throw from its timer.
+    let query: Promise<void> = Promise.resolve();
     const progress = setInterval(() => {
-      void run.progress().then(
-        (p) => log(`${p.sent} sent, ${Object.values(p.counts).reduce((a, b) => a + (b ?? 0), 0)} final, run ${p.runs}`),
-        () => {},
+      query = query.then(() =>
+        run.progress().then(
+          (p) => log(`${p.sent} sent, ${Object.values(p.counts).reduce((a, b) => a + (b ?? 0), 0)} final, run ${p.runs}`),
+          () => {},
+        ),
       );
     }, 15_000);
     const result = await run.result().finally(() => clearInterval(progress));
+    await query;
     const seconds = (performance.now() - started) / 1000;
     const final = Object.values(result.counts).reduce((a, b) => a + (b ?? 0), 0);
     if (result.sent !== recipients || final !== recipients) throw new Error(`campaign ended with ${result.sent} sent and ${final} final of ${recipients}`);
