@@ -56,7 +56,7 @@ export const CAMPAIGN_FAILURES = {
 } as const;
 
 export async function smsCampaign(input: CampaignInput, carried?: CampaignState): Promise<CampaignResult> {
-  const { workflowId, taskQueue } = workflowInfo();
+  const { workflowId, taskQueue, firstExecutionRunId } = workflowInfo();
   const chunkSize = input.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize;
   const maxOutstanding = Math.max(input.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding, chunkSize);
   const maxEventsPerRun = input.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun;
@@ -271,7 +271,9 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   async function sendChunk(chunk: PendingChunk): Promise<void> {
     const sent = await provider.sendCampaignChunk(
       { recipients: chunk.recipients, sender: input.sender, message: input.message },
-      idempotencyKey(workflowId, `chunk-${chunk.number}`),
+      // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
+      // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
+      idempotencyKey(workflowId, `${firstExecutionRunId}/chunk-${chunk.number}`),
     );
     state.pendingChunk = null;
     state.chunksSent += 1;

@@ -158,11 +158,14 @@ export const CampaignInput = z
   });
 export type CampaignInput = z.infer<typeof CampaignInput>;
 
-/** A campaign key: the workflow id is `campaign:<key>`, and chunk idempotency keys derive from it. Never a phone number. */
+/**
+ * A campaign key: the workflow id is `campaign:<key>`, and chunk idempotency keys derive from it (at most
+ * 255 characters with the run id and chunk number, hence 150 here). Never a phone number.
+ */
 export const CampaignKey = z
   .string()
   .min(1)
-  .max(200)
+  .max(150)
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 // ---------------------------------------------------------------------------------------------------------

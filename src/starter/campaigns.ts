@@ -31,8 +31,9 @@ export interface CampaignRun {
 
 /**
  * Starts the campaign `key`, or finds it: a running or completed campaign with this key is returned as it
- * is, never started again. Only a campaign that failed (e.g. pre-flight found too little balance) may be
- * started again with its key; its chunks keep their idempotency keys, so nothing sent before is sent twice.
+ * is, never started again. A campaign that failed (it fails only before sending anything, e.g. pre-flight
+ * found too little balance) may be started again with its key. So may one an operator terminated or
+ * cancelled through Temporal: that starts over, with new chunk idempotency keys.
  */
 export async function startCampaign(client: Client, taskQueue: string, input: CampaignInput, key: string): Promise<CampaignRun> {
   const workflowId = campaignWorkflowId(key);
