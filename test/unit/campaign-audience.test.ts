@@ -4,11 +4,13 @@
  * documented interface.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AudienceDeduper, scanAudience } from '../../activities/audience-dedup.js';
-import type { AudienceLoader } from '../../activities/audience-loaders.js';
+import { type AudienceLoader, importAudienceLoaders } from '../../activities/audience-loaders.js';
 import { csvFields, DownloadCache, pageReaderFor, type PageReader, readLines } from '../../activities/audience-sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-audience-'));
@@ -139,5 +141,51 @@ describe('loaders', () => {
     const greedy: AudienceLoader = { readPage: async () => ({ recipients: ['1', '2', '3'], nextCursor: null }) };
     const read = pageReaderFor({ type: 'loader', name: 'greedy' }, { ...context, loaders: { greedy } });
     await expect(read(null, 2, signal)).rejects.toThrow(/returned 3 entries for a page of 2/);
+  });
+});
+
+describe('URL sources', () => {
+  let server: Server;
+  let base: string;
+  let downloads = 0;
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('downloads once per campaign, then pages from memory; a 404 is not retried', async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/due.csv') {
+        downloads += 1;
+        res.writeHead(200, { 'content-type': 'text/csv' }).end('phone,name\n+2348010000001,A\n2348010000002,B\n2348010000003,C\n');
+      } else res.writeHead(404).end();
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const read = pageReaderFor({ type: 'url', url: `${base}/due.csv` }, { ...context, downloads: new DownloadCache() });
+    expect(await readAll(read, 2)).toEqual([['+2348010000001', '2348010000002'], ['2348010000003']]);
+    expect(downloads).toBe(1);
+    await expect(pageReaderFor({ type: 'url', url: `${base}/missing.csv` }, context)(null, 2, signal)).rejects.toMatchObject({
+      type: 'AudienceUnavailable',
+      nonRetryable: true,
+      message: 'the audience URL answered 404',
+    });
+  });
+});
+
+describe('a loaders module (MSGFLOW_AUDIENCE_LOADERS)', () => {
+  it('imports the loaders a module exports', async () => {
+    const path = join(dir, 'loaders.mjs');
+    writeFileSync(path, 'export const audienceLoaders = { vip: { async readPage() { return { recipients: ["+2348010000009"], nextCursor: null }; } } };\n');
+    const loaders = await importAudienceLoaders(path);
+    const read = pageReaderFor({ type: 'loader', name: 'vip' }, { ...context, loaders });
+    expect(await read(null, 10, signal)).toEqual({ entries: ['+2348010000009'], nextCursor: null });
+  });
+
+  it('says what is wrong with a module that exports no loaders', async () => {
+    const path = join(dir, 'empty.mjs');
+    writeFileSync(path, 'export const other = 1;\n');
+    await expect(importAudienceLoaders(path)).rejects.toThrow(/must export audienceLoaders/);
+    const broken = join(dir, 'broken.mjs');
+    writeFileSync(broken, 'export default { vip: {} };\n');
+    await expect(importAudienceLoaders(broken)).rejects.toThrow(/"vip" .* has no readPage/);
   });
 });
