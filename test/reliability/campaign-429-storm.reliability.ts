@@ -51,6 +51,7 @@ describe('campaign in a 429 storm', () => {
         chunks: result.chunks,
         providerLimitPerMinute: PROVIDER_LIMIT_PER_MINUTE,
         faults: rateLimitedRetries,
+        rateLimitedRetries,
         activities: activities.scheduled,
         failedActivities: activities.failedForGood,
         messages: audit.charges,
