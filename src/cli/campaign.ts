@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { isGrpcDeadlineError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { AudienceFormat, type CampaignProgress, type CampaignResult, normalizeRecipient, Weekday } from '../api/campaign-io.js';
 import { parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
 import type { CampaignRun } from '../starter/campaigns.js';
@@ -146,8 +146,17 @@ function windowFrom(flags: CampaignFlags): Record<string, unknown> {
   return { start: match[1], end: match[2], timeZone: flags.windowTimeZone, ...(days ? { days } : {}) };
 }
 
+/**
+ * Ends the command with `message` on stderr and `exitCode` (2: bad input, 1: the operation failed), without
+ * the usage text commander would add: the message says what is wrong.
+ */
+export function fail(message: string, exitCode: 1 | 2): never {
+  console.error(exitCode === 2 ? `${message}\n(see --help for the options)` : message);
+  throw new CommanderError(exitCode, 'msgflow.failed', message);
+}
+
 /** Runs `fn` with a Msgflow on the configured Temporal, turning expected failures into clear messages. */
-export async function withMsgflow<T>(command: Command, fn: (msgflow: Msgflow, client: Client) => Promise<T>): Promise<T> {
+export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => Promise<T>): Promise<T> {
   const temporalEnv = parseEnv(TemporalEnv, process.env);
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
   let client: Client | undefined;
@@ -155,9 +164,12 @@ export async function withMsgflow<T>(command: Command, fn: (msgflow: Msgflow, cl
     client = await connectClient(temporalEnv);
     return await fn(new Msgflow(client, MSGFLOW_TASK_QUEUE), client);
   } catch (error) {
-    if (error instanceof CliInputError || error instanceof InvalidWorkflowInputError) command.error(error.message, { exitCode: 2 });
-    if (error instanceof WorkflowNotFoundError) command.error(`not found: ${error.message}`, { exitCode: 1 });
-    if (error instanceof WorkflowUpdateFailedError) command.error(error.cause?.message ?? error.message, { exitCode: 1 });
+    if (error instanceof CliInputError || error instanceof InvalidWorkflowInputError) fail(error.message, 2);
+    if (error instanceof WorkflowNotFoundError) fail(`not found: ${error.message}`, 1);
+    if (error instanceof WorkflowUpdateFailedError) fail(error.cause?.message ?? error.message, 1);
+    if (isGrpcDeadlineError(error)) {
+      fail(`no answer in time: the campaign's worker is down or too busy (${error.cause instanceof Error ? error.cause.message : error.message}); try again`, 1);
+    }
     throw error;
   } finally {
     await client?.connection.close();
@@ -221,13 +233,13 @@ export async function followCampaign(run: CampaignRun, { json }: { json?: boolea
   return result;
 }
 
-async function printOutcome(command: Command, run: CampaignRun, json: boolean | undefined): Promise<void> {
+async function printOutcome(run: CampaignRun, json: boolean | undefined): Promise<void> {
   try {
     const result = await followCampaign(run, { json });
     console.log(json ? JSON.stringify(result, null, 2) : formatResult(run.workflowId, result).join('\n'));
   } catch (error) {
     if (error instanceof WorkflowFailedError) {
-      command.error(`${run.workflowId} failed: ${error.cause?.message ?? error.message}`, { exitCode: 1 });
+      fail(`${run.workflowId} failed: ${error.cause?.message ?? error.message}`, 1);
     }
     throw error;
   }
@@ -243,13 +255,13 @@ export function registerCampaignCommands(program: Command): void {
     .option('--key <key>', 'campaign key: the workflow id is campaign:<key>; the same key never sends twice')
     .option('--wait', 'show live progress until the campaign ends, then its result')
     .option('--json', 'print the result as JSON (with --wait)')
-    .action(async function (this: Command, flags: CampaignFlags & { key?: string; wait?: boolean; json?: boolean }) {
-      await withMsgflow(this, async (msgflow) => {
+    .action(async (flags: CampaignFlags & { key?: string; wait?: boolean; json?: boolean }) => {
+      await withMsgflow(async (msgflow) => {
         const fields = campaignFieldsFrom(flags);
         if (!fields.audience) throw new CliInputError('give an audience: --to, --file, --url or --loader');
         const run = await msgflow.startCampaign(fields as Parameters<Msgflow['startCampaign']>[0], { key: flags.key });
         console.log(`campaign ${run.workflowId}`);
-        if (flags.wait) await printOutcome(this, run, flags.json);
+        if (flags.wait) await printOutcome(run, flags.json);
       });
     });
 
@@ -257,16 +269,16 @@ export function registerCampaignCommands(program: Command): void {
     .command('watch <key>')
     .description('Show live progress of a campaign until it ends, then its result')
     .option('--json', 'print the result as JSON')
-    .action(async function (this: Command, key: string, flags: { json?: boolean }) {
-      await withMsgflow(this, (msgflow) => printOutcome(this, msgflow.campaign(key), flags.json));
+    .action(async (key: string, flags: { json?: boolean }) => {
+      await withMsgflow((msgflow) => printOutcome(msgflow.campaign(key), flags.json));
     });
 
   campaign
     .command('status <key>')
     .description("A campaign's progress: phase, per-state counts, cost so far")
     .option('--json', 'print the progress as JSON')
-    .action(async function (this: Command, key: string, flags: { json?: boolean }) {
-      await withMsgflow(this, async (msgflow) => {
+    .action(async (key: string, flags: { json?: boolean }) => {
+      await withMsgflow(async (msgflow) => {
         const progress = await msgflow.campaign(key).progress();
         console.log(flags.json ? JSON.stringify(progress, null, 2) : formatProgress(progress));
       });
@@ -276,21 +288,21 @@ export function registerCampaignCommands(program: Command): void {
     .command('pause <key>')
     .description('Stop sending further chunks (messages already sent are still tracked)')
     .option('--reason <text>', 'why (shown in the progress)')
-    .action(async function (this: Command, key: string, flags: { reason?: string }) {
-      await withMsgflow(this, async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).pause(flags.reason))));
+    .action(async (key: string, flags: { reason?: string }) => {
+      await withMsgflow(async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).pause(flags.reason))));
     });
 
   campaign
     .command('resume <key>')
     .description('Resume sending')
-    .action(async function (this: Command, key: string) {
-      await withMsgflow(this, async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).resume())));
+    .action(async (key: string) => {
+      await withMsgflow(async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).resume())));
     });
 
   campaign
     .command('cancel <key>')
     .description('Send no further chunk; the campaign still reports the messages already sent')
-    .action(async function (this: Command, key: string) {
-      await withMsgflow(this, async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).cancel())));
+    .action(async (key: string) => {
+      await withMsgflow(async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).cancel())));
     });
 }

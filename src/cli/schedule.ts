@@ -7,7 +7,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/clien
 import { type Command, Option } from 'commander';
 import { OverlapPolicy } from '../api/campaign-io.js';
 import type { CampaignScheduleInfo, CampaignScheduleSummary } from '../starter/schedules.js';
-import { addCampaignOptions, type CampaignFlags, campaignFieldsFrom, CliInputError, parseDuration, withMsgflow } from './campaign.js';
+import { addCampaignOptions, type CampaignFlags, campaignFieldsFrom, CliInputError, fail, parseDuration, withMsgflow } from './campaign.js';
 
 interface TimingFlags {
   cron?: string[];
@@ -96,7 +96,7 @@ function formatInfo(info: CampaignScheduleInfo): string {
     `  timing: ${JSON.stringify(timing)}`,
     `  overlap ${info.policies.overlap}, catch-up window ${info.policies.catchupWindowMs} ms${info.policies.pauseOnFailure ? ', pauses on failure' : ''}`,
     `  runs started: ${info.runsStarted}${info.remainingRuns === null ? '' : `, remaining: ${info.remainingRuns}`}`,
-    `  next: ${info.nextRuns.join(', ') || '-'}`,
+    `  next: ${info.nextRuns.slice(0, 3).join(', ') || '-'}${info.nextRuns.length > 3 ? ', …' : ''}`,
     `  recent: ${info.recentRuns.map((r) => r.workflowId).join(', ') || '-'}`,
     `  running: ${info.running.join(', ') || '-'}`,
     `  campaign: from ${info.campaign.sender}, audience ${info.campaign.audience.type}, message of ${info.campaign.message.length} characters`,
@@ -104,13 +104,13 @@ function formatInfo(info: CampaignScheduleInfo): string {
 }
 
 /** Runs a schedule command; a missing or duplicate schedule is a clear message, not a stack trace. */
-async function withSchedules(command: Command, fn: Parameters<typeof withMsgflow>[1]): Promise<void> {
-  await withMsgflow(command, async (msgflow, client) => {
+async function withSchedules(fn: Parameters<typeof withMsgflow>[0]): Promise<void> {
+  await withMsgflow(async (msgflow, client) => {
     try {
       await fn(msgflow, client);
     } catch (error) {
-      if (error instanceof ScheduleNotFoundError) command.error(`no such schedule: ${error.scheduleId}`, { exitCode: 1 });
-      if (error instanceof ScheduleAlreadyRunning) command.error(`a schedule with id ${error.scheduleId} already exists`, { exitCode: 1 });
+      if (error instanceof ScheduleNotFoundError) fail(`no such schedule: ${error.scheduleId}`, 1);
+      if (error instanceof ScheduleAlreadyRunning) fail(`a schedule with id ${error.scheduleId} already exists`, 1);
       throw error;
     }
   });
@@ -124,8 +124,8 @@ export function registerScheduleCommands(program: Command): void {
     .option('--paused', 'create it paused')
     .option('--note <text>', 'a note (e.g. why it is paused)')
     .option('--json', 'print the schedule as JSON')
-    .action(async function (this: Command, id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { paused?: boolean; note?: string; json?: boolean }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { paused?: boolean; note?: string; json?: boolean }) => {
+      await withSchedules(async (msgflow) => {
         const timing = timingFrom(flags);
         if (!timing) throw new CliInputError('give a timing: --cron, --calendar, --every or --at');
         const campaign = campaignFieldsFrom(flags);
@@ -146,8 +146,8 @@ export function registerScheduleCommands(program: Command): void {
     .command('list')
     .description('Campaign schedules')
     .option('--json', 'print as JSON')
-    .action(async function (this: Command, flags: { json?: boolean }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (flags: { json?: boolean }) => {
+      await withSchedules(async (msgflow) => {
         const schedules = await msgflow.campaignSchedules.list();
         if (flags.json) console.log(JSON.stringify(schedules, null, 2));
         else console.log(schedules.length ? schedules.map(formatSummary).join('\n') : 'no campaign schedules');
@@ -158,8 +158,8 @@ export function registerScheduleCommands(program: Command): void {
     .command('describe <id>')
     .description('Timing, policies, next and recent runs of a schedule')
     .option('--json', 'print as JSON')
-    .action(async function (this: Command, id: string, flags: { json?: boolean }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string, flags: { json?: boolean }) => {
+      await withSchedules(async (msgflow) => {
         const info = await msgflow.campaignSchedules.describe(id);
         console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
       });
@@ -169,8 +169,8 @@ export function registerScheduleCommands(program: Command): void {
     .command('pause <id>')
     .description('Stop starting runs (a running one continues)')
     .option('--note <text>', 'why')
-    .action(async function (this: Command, id: string, flags: { note?: string }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string, flags: { note?: string }) => {
+      await withSchedules(async (msgflow) => {
         await msgflow.campaignSchedules.pause(id, flags.note);
         console.log(`schedule ${id} paused`);
       });
@@ -180,8 +180,8 @@ export function registerScheduleCommands(program: Command): void {
     .command('unpause <id>')
     .description('Start runs again')
     .option('--note <text>', 'a note')
-    .action(async function (this: Command, id: string, flags: { note?: string }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string, flags: { note?: string }) => {
+      await withSchedules(async (msgflow) => {
         await msgflow.campaignSchedules.unpause(id, flags.note);
         console.log(`schedule ${id} unpaused`);
       });
@@ -191,8 +191,8 @@ export function registerScheduleCommands(program: Command): void {
     .command('trigger <id>')
     .description('Run the campaign now')
     .addOption(new Option('--overlap <policy>', 'overlap policy for this run').choices(OverlapPolicy.options))
-    .action(async function (this: Command, id: string, flags: { overlap?: string }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string, flags: { overlap?: string }) => {
+      await withSchedules(async (msgflow) => {
         await msgflow.campaignSchedules.trigger(id, flags.overlap as never);
         console.log(`schedule ${id} triggered`);
       });
@@ -201,8 +201,8 @@ export function registerScheduleCommands(program: Command): void {
   const update = schedule.command('update <id>').description('Change timing, campaign or policies (only the flags given)');
   addPolicyOptions(addTimingOptions(addCampaignOptions(update, { required: false })))
     .option('--json', 'print the schedule as JSON')
-    .action(async function (this: Command, id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { json?: boolean }) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { json?: boolean }) => {
+      await withSchedules(async (msgflow) => {
         const campaign = campaignFieldsFrom(flags);
         const changes = {
           timing: timingFrom(flags),
@@ -218,8 +218,8 @@ export function registerScheduleCommands(program: Command): void {
   schedule
     .command('delete <id>')
     .description('Delete a schedule (runs already started continue)')
-    .action(async function (this: Command, id: string) {
-      await withSchedules(this, async (msgflow) => {
+    .action(async (id: string) => {
+      await withSchedules(async (msgflow) => {
         await msgflow.campaignSchedules.delete(id);
         console.log(`schedule ${id} deleted`);
       });

@@ -220,6 +220,32 @@ describe('smsCampaign', () => {
     expect(await smsCharges(stack)).toHaveLength(before.length);
   });
 
+  it('pauses with the reason when the provider refuses a later chunk, and resumes with the same key', { timeout: 120_000 }, async () => {
+    const before = await smsCharges(stack);
+    const recipients = numbers(30, 700);
+    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'cap', audience: { type: 'inline', recipients }, chunkSize: 3 });
+    await waitFor(async () => (await run.progress()).sent >= 6, 'a few chunks');
+    // The spend cap is reached mid-campaign: the next chunk is refused with 403.
+    const { spent_this_month } = await stack.messaging.balance.get();
+    await stack.admin.setSpendCap(stack.accountId!, spent_this_month);
+    try {
+      const paused = await waitFor(async () => {
+        const p = await run.progress();
+        return p.paused && p;
+      }, 'the refusal to pause the campaign');
+      expect(paused.pausedReason).toMatch(/^ProviderPermissionDenied: .*spend cap/i);
+      expect(paused.sent).toBeLessThan(recipients.length);
+    } finally {
+      await stack.admin.setSpendCap(stack.accountId!, null);
+    }
+    await run.resume();
+    const result = await run.result();
+    expect(result).toMatchObject({ sent: recipients.length, counts: expect.objectContaining({ delivered: recipients.length }) });
+    const charges = (await smsCharges(stack)).slice(before.length);
+    expect(new Set(charges.map((c) => c.recipient)).size).toBe(recipients.length);
+    expect(charges).toHaveLength(recipients.length);
+  });
+
   it('fails with the provider’s reason when the first chunk is refused', { timeout: 60_000 }, async () => {
     const run = await stack.msgflow.startCampaign({ sender: 'NOTAPPROVED', message: 'hi', audience: { type: 'inline', recipients: numbers(2, 600) } });
     await expect(run.result()).rejects.toMatchObject({ cause: { type: 'ProviderValidationFailed', message: expect.stringContaining('stopped before sending anything') } });
