@@ -47,14 +47,16 @@ describe('campaign through a Temporal server restart', () => {
     stack = await startTestStack({
       temporal: { address: server.address, namespace: server.namespace },
       startWorker: false,
-      // Carrier outcomes spread over a few seconds, so webhooks keep coming while the server is down.
-      // The provider waits 20 s for an answer: longer than the ingress takes to give up on a down server
-      // (3 signal attempts of 5 s), so its 503 reaches the provider rather than a closed connection.
+      // Outcomes 8.2 s after each send: the final events of the chunk sent just before the stop arrive while
+      // the server is down, however long its graceful stop takes (up to 5 s, serving meanwhile).
+      // The provider waits 4 s for an answer. The ingress holds a delivery up to ~15.6 s (3 signal attempts
+      // of 5 s) before answering 503, so during a 10 s outage the provider mostly sees its attempts time out
+      // (and retries them); the ingress's 503s, when it gets that far, are counted from its /metrics.
       sandbox: {
         log: (line) => sandboxLog.push(line),
         sendLatencyMs: 100,
-        carrier: { submitMs: 200, finalMs: 3_000 },
-        webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 20_000 },
+        carrier: { submitMs: 200, finalMs: 8_000 },
+        webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 4_000 },
       },
     });
   });
@@ -121,8 +123,8 @@ describe('campaign through a Temporal server restart', () => {
       `${Math.round((Date.now() - started) / 1000)} s, worker process ${worker.child.exitCode === null ? 'still running' : 'exited'}`,
     );
 
-    // The outage was real and seen by the provider: webhooks were refused with 503 while it lasted.
-    expect(refusedDuringOutage).toBeGreaterThan(0);
+    // The outage was real and seen by the provider: deliveries made while it lasted failed (503 or no answer
+    // in time) and were retried.
     expect(providerRetries).toBeGreaterThan(0);
     // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
     expect(worker.child.exitCode).toBeNull();
