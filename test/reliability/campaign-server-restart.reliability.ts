@@ -1,7 +1,8 @@
 /**
  * The Temporal server goes away for 10 s in the middle of a campaign and comes back on the same state
- * (its own dev server, SQLite file, same port — not the run's shared one). Meanwhile the ingress answers
- * the provider's webhooks with 503 and the provider retries them later; the worker process and the
+ * (its own dev server, SQLite file, same port — not the run's shared one). Meanwhile the provider's webhook
+ * attempts fail (the ingress cannot signal: 503, or no answer within the provider's timeout) and the
+ * provider retries them later; the worker process and the
  * clients reconnect on their own. The campaign must complete with every recipient charged once and
  * every state counted, each event having reached Temporal after the outage.
  */
