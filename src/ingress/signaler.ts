@@ -21,13 +21,16 @@ export interface TemporalSignalerOptions {
   client: Client;
   /** The workflows' task queue, where a message workflow started by an event runs. */
   taskQueue: string;
-  /** Deadline of each signal call, so a down server turns into a prompt 503 instead of a hung request. */
+  /**
+   * Deadline of each signal call, so a down server turns into a prompt 503 instead of a hung request: all
+   * attempts together stay well under the usual webhook timeout of providers (about 10 s).
+   */
   callTimeoutMs?: number;
   /** Short retries, for a workflow that is busy closing (BUSY_WORKFLOW) or a network blip. */
   attempts?: number;
 }
 
-export function temporalSignaler({ client, taskQueue, callTimeoutMs = 5000, attempts = 3 }: TemporalSignalerOptions): StatusSignaler {
+export function temporalSignaler({ client, taskQueue, callTimeoutMs = 2000, attempts = 2 }: TemporalSignalerOptions): StatusSignaler {
   const signalOne = async (event: MessageStatusEvent, deliveryId: string) => {
     for (let attempt = 1; ; attempt++) {
       try {
