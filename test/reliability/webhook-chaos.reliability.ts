@@ -65,7 +65,10 @@ describe('webhook chaos', () => {
       faults: { refuseProbability: 0.02, partialBatchProbability: 0.2, random },
       orderOf: (id) => sendOrder.get(id),
     });
-    worker = startWorkerProcess(stack);
+    // Message workflows stay open for their orphan window, so all of them are in flight at once. The SDK's
+    // default cache (sized for ~1.7 MB per workflow) overruns the heap at ~1,500 of msgflow's (~2.5 MB
+    // each) and the worker stalls; a smaller cache evicts and replays instead.
+    worker = startWorkerProcess(stack, { MSGFLOW_MAX_CACHED_WORKFLOWS: '1000' });
     // The stack's endpoint (single bodies) now delivers to the chaos ingress, and a batch endpoint beside it.
     const [single] = await stack.messaging.webhooks.list().toArray();
     secrets.push(stack.webhookSecret);
