@@ -91,6 +91,17 @@ try {
   const check = await stack.msgflow.checkContacts({ numbers: [MAGIC_NUMBERS.delivered, '12345'], emails: ['ada@example.com', 'x@nowhere.invalid'] });
   await check.result();
   await save('check-contacts', check.workflowId);
+
+  // A small campaign in chunks, with an invalid and a duplicate recipient.
+  const campaign = await stack.msgflow.startCampaign({
+    sender: 'ACME',
+    message: 'replay fixture',
+    audience: { type: 'inline', recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.delivered, '12', MAGIC_NUMBERS.expired] },
+    chunkSize: 2,
+    waitWindowMs: 3000,
+  });
+  await campaign.result();
+  await save('sms-campaign', campaign.workflowId);
 } finally {
   await stack.close();
   await temporal.stop();

@@ -18,7 +18,7 @@ describe('workflow replay', () => {
         return history.events[0].workflowExecutionStartedEventAttributes.workflowType.name as string;
       }),
     );
-    expect([...types].sort()).toEqual(['awaitMessage', 'checkContacts', 'messageStatus', 'otpVerification', 'sendSms', 'voiceCall']);
+    expect([...types].sort()).toEqual(['awaitMessage', 'checkContacts', 'messageStatus', 'otpVerification', 'sendSms', 'smsCampaign', 'voiceCall']);
   });
 
   it('replays every recorded history with the current workflow code', { timeout: 120_000 }, async () => {
