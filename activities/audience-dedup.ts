@@ -76,7 +76,9 @@ export class AudienceDeduper {
     onProgress: () => void,
   ): Promise<DedupedPage> {
     let state = this.campaigns.get(key);
-    if (!state || state.cursor !== cursor) state = await rebuild(read, cursor, limit, signal, onProgress);
+    // The first page starts from nothing seen, whatever an earlier campaign under this key left behind.
+    if (cursor === null) state = { cursor, seen: new Set() };
+    else if (!state || state.cursor !== cursor) state = await rebuild(read, cursor, limit, signal, onProgress);
     const page = await read(cursor, limit, signal);
     const classified = classifyEntries(page.entries, state.seen, firstIndex);
     state.cursor = page.nextCursor;

@@ -13,7 +13,10 @@ export interface AudiencePageRequest {
   cursor: string | null;
   /** Most entries to return. */
   limit: number;
-  /** The campaign: a stable id and when its first run started, e.g. to select "due as of the campaign's start". */
+  /**
+   * The campaign: an id (`campaign:<key>/<first run id>`, stable across its runs) and when its first run
+   * started, e.g. to select "due as of the campaign's start".
+   */
   campaign: { id: string; startedAt: string };
   /** Aborted when the activity is cancelled or times out. */
   signal: AbortSignal;

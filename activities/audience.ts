@@ -13,7 +13,7 @@ import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sou
 export type PagedAudienceSource = Exclude<AudienceSource, { type: 'inline' }>;
 
 export interface ReadAudiencePageInput {
-  /** The campaign's workflow id (stable across continue-as-new). */
+  /** The campaign: its workflow id and first run id (stable across continue-as-new, new for a new start). */
   campaignId: string;
   campaignStartedAt: string;
   source: PagedAudienceSource;

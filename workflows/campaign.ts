@@ -57,6 +57,8 @@ export const CAMPAIGN_FAILURES = {
 
 export async function smsCampaign(input: CampaignInput, carried?: CampaignState): Promise<CampaignResult> {
   const { workflowId, taskQueue, firstExecutionRunId } = workflowInfo();
+  /** This campaign, across continue-as-new; a later start with the same workflow id is another campaign. */
+  const campaignId = `${workflowId}/${firstExecutionRunId}`;
   const chunkSize = input.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize;
   const maxOutstanding = Math.max(input.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding, chunkSize);
   const maxEventsPerRun = input.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun;
@@ -212,7 +214,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     }
     if (!(input.preflight ?? CAMPAIGN_DEFAULTS.preflight)) return;
     if (source.type !== 'inline') {
-      const scan = await audience.scanAudience({ campaignId: workflowId, campaignStartedAt: state.startedAt, source, limit: chunkSize });
+      const scan = await audience.scanAudience({ campaignId, campaignStartedAt: state.startedAt, source, limit: chunkSize });
       state.audienceTotal = scan.valid;
     }
     const recipients = state.audienceTotal ?? 0;
@@ -248,7 +250,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     } else {
       if (input.audience.type === 'inline') throw new Error('unreachable: an inline audience is read as a list');
       const page = await audience.readAudiencePage({
-        campaignId: workflowId,
+        campaignId,
         campaignStartedAt: state.startedAt,
         source: input.audience,
         cursor: cursor.cursor,
@@ -273,7 +275,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       { recipients: chunk.recipients, sender: input.sender, message: input.message },
       // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
       // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
-      idempotencyKey(workflowId, `${firstExecutionRunId}/chunk-${chunk.number}`),
+      idempotencyKey(campaignId, `chunk-${chunk.number}`),
     );
     state.pendingChunk = null;
     state.chunksSent += 1;

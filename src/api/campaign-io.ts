@@ -21,6 +21,8 @@ export const CAMPAIGN_DEFAULTS = {
   preflight: true,
 } as const;
 
+const MAX_SIGNALS_PER_RUN = 10_000;
+
 const Millis = z.number().int().positive().max(30 * 24 * 60 * 60 * 1000);
 
 function isTimeZone(timeZone: string): boolean {
@@ -154,6 +156,11 @@ export const CampaignInput = z
   })
   .refine((c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize), {
     message: 'must be at least chunkSize',
+    path: ['maxOutstanding'],
+  })
+  // A run receives at most about this many outcome signals; Temporal refuses signals past 10,000 per run.
+  .refine((c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) + (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) <= MAX_SIGNALS_PER_RUN, {
+    message: `maxOutstanding + maxEventsPerRun must stay within ${MAX_SIGNALS_PER_RUN} (Temporal's signals per run)`,
     path: ['maxOutstanding'],
   });
 export type CampaignInput = z.infer<typeof CampaignInput>;

@@ -111,6 +111,13 @@ describe('de-duplication', () => {
     expect(retried.recipients).toEqual(second.recipients);
   });
 
+  it('starts from nothing seen on a first page, whatever an earlier read under the same key left', async () => {
+    const deduper = new AudienceDeduper();
+    const once = await pages(deduper, 4);
+    const again = await pages(deduper, 4);
+    expect(again.flatMap((p) => p.recipients)).toEqual(once.flatMap((p) => p.recipients));
+  });
+
   it('counts the whole audience for pre-flight', async () => {
     expect(await scanAudience(pageReaderFor(source, context), 5, signal, () => {})).toEqual({ entries: 12, valid: 7, invalid: 2, duplicates: 3 });
   });

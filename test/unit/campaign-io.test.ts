@@ -35,6 +35,7 @@ describe('CampaignInput', () => {
     expect(issues({ ...base, audience: { type: 'file', path: 'relative.csv' } })).toContain('audience.path');
     expect(issues({ ...base, chunkSize: 1001 })).toContain('chunkSize');
     expect(issues({ ...base, chunkSize: 500, maxOutstanding: 100 })).toContain('maxOutstanding');
+    expect(issues({ ...base, maxOutstanding: 8000, maxEventsPerRun: 5000 })).toContain('maxOutstanding');
     expect(issues({ ...base, sendWindow: { start: '09:00', end: '18:00', timeZone: 'Mars/Olympus' } })).toContain('sendWindow.timeZone');
   });
 
