@@ -34,8 +34,13 @@ export interface ChaosCounters {
   partialBatches: number;
   /** Every 4xx/5xx the ingress answered, injected or not. */
   non2xx: number;
-  /** 5xx answered for reasons other than the injected ones (a real fault of the ingress). */
-  unexpected5xx: number;
+  /**
+   * 503s the ingress chose itself: Temporal did not acknowledge a signal within its deadline (a loaded
+   * server), so the provider is asked to retry. Designed behaviour, counted as an organic fault.
+   */
+  organic503: number;
+  /** Any other 5xx: a real fault of the ingress. */
+  other5xx: number;
 }
 
 export interface ChaosIngress {
@@ -64,7 +69,8 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
     refused: 0,
     partialBatches: 0,
     non2xx: 0,
-    unexpected5xx: 0,
+    organic503: 0,
+    other5xx: 0,
   };
   const real = temporalSignaler({ client: options.temporal, taskQueue: options.taskQueue });
   const accepted = new Set<string>();
@@ -117,9 +123,11 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
       onDelivery: ({ status }) => {
         if (status < 300) return;
         counters.non2xx++;
-        if (status >= 500) {
+        if (status === 503) {
           if (injectedPending > 0) injectedPending--;
-          else counters.unexpected5xx++;
+          else counters.organic503++;
+        } else if (status >= 500) {
+          counters.other5xx++;
         }
       },
     },
