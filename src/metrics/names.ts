@@ -1,5 +1,5 @@
 /**
- * Every metric msgflow defines, named in one place (docs/operations.md lists them). Safe to import from
+ * Every metric msgflow defines, named in one place (README, "Operations" › "Metrics", lists them). Safe to import from
  * workflow code: plain strings only. Counters get Prometheus's `_total` suffix when exported.
  */
 export const METRICS = {

@@ -1,6 +1,6 @@
 /**
  * Operators find runs in the Temporal UI: every run msgflow starts carries its search attributes and a
- * summary, and the queries docs/operations.md gives find them on the real dev server (visibility is
+ * summary, and the queries the README gives (Operations) find them on the real dev server (visibility is
  * eventually consistent, so queries are polled). No attribute holds a number.
  */
 import { randomUUID } from 'node:crypto';
