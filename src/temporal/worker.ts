@@ -23,6 +23,13 @@ import { TASK_QUEUES } from './task-queues.js';
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
 
+/**
+ * Workflows kept in the worker's cache. Every message has a workflow that lingers after its outcome, and the
+ * SDK's memory-based default lets a few thousand of them overrun the heap; an evicted workflow is simply
+ * replayed when it next has work, so a modest cap costs only some replay time.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 1000;
+
 export interface MsgflowWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
@@ -38,7 +45,7 @@ export interface MsgflowWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
-  /** Workflow runs kept in memory (default: the SDK's, sized from the heap). A campaign's messages are a workflow each: lower it where memory is tight. */
+  /** Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS). A campaign's messages are a workflow each: lower it where memory is tight. */
   maxCachedWorkflows?: number;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;
@@ -63,7 +70,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     dataConverter,
     ...workflowSource,
     activities: createWorkflowQueueActivities(temporal, { audienceLoaders: options.audienceLoaders }),
-    maxCachedWorkflows: options.maxCachedWorkflows,
+    maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
   });
   const provider = await Worker.create({
     connection,
