@@ -11,21 +11,13 @@ import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/index.js';
 import type { CampaignRun } from '../../src/starter/campaigns.js';
 import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /** Distinct valid numbers that the sandbox delivers. */
 const numbers = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `23480${String(10_000_000 + from + i)}`);
 
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Messages per status in the sandbox's own records. */
 async function sandboxCounts(stack: RunningStack): Promise<Record<string, number>> {

@@ -14,21 +14,13 @@ import type { AudienceLoader } from '../../activities/audience-loaders.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/index.js';
 import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 const A = '2348030000001';
 const B = '2348030000002';
 const C = '2348030000003';
 const D = '2348030000004';
 
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('scheduled reminder campaigns', () => {
   let stack: RunningStack;
