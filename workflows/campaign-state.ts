@@ -32,7 +32,8 @@ export interface CampaignState {
   duplicates: number;
   invalidCount: number;
   invalidSample: InvalidRecipient[];
-  pendingChunk: PendingChunk | null;
+  /** Chunks read but not yet accepted, in order; a run hands them on, and they are sent under the same keys. */
+  pendingChunks: PendingChunk[];
   /** The next chunk number: global across runs, so idempotency keys never repeat. */
   nextChunk: number;
   chunksSent: number;
@@ -64,7 +65,7 @@ export function initialState(startedAt: string, audience: AudienceCursor): Campa
     duplicates: 0,
     invalidCount: 0,
     invalidSample: [],
-    pendingChunk: null,
+    pendingChunks: [],
     nextChunk: 0,
     chunksSent: 0,
     sent: 0,

@@ -1,8 +1,8 @@
 /**
  * `smsCampaign`: one text to an audience of any size. Pre-flight (validate, de-duplicate, estimate the cost,
- * check the balance), then chunks of up to 1000 recipients, each sent once by its deterministic idempotency
- * key on the rate-limited provider queue, each message tracked to its final state through the per-message
- * workflows. A sliding window bounds the messages awaiting an outcome, and the run continues as new before
+ * check the balance), then chunks of up to 1000 recipients, a few in flight at once, each sent once by its
+ * deterministic idempotency key on the rate-limited provider queue, each message tracked to its final state
+ * through the per-message workflows. A sliding window bounds the messages awaiting an outcome, and the run continues as new before
  * its history grows past a few thousand events, so state, signals and histories stay bounded at any size.
  */
 import {
@@ -62,6 +62,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   const chunkSize = input.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize;
   const maxOutstanding = Math.max(input.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding, chunkSize);
   const maxEventsPerRun = input.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun;
+  const chunksInFlight = input.chunksInFlight ?? CAMPAIGN_DEFAULTS.chunksInFlight;
   const waitWindowMs = input.waitWindowMs ?? MESSAGE_STATUS_DEFAULTS.waitWindowMs;
 
   const state = carried ?? initialState(new Date(Date.now()).toISOString(), audienceCursorOf(input));
@@ -70,6 +71,10 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   let phase: CampaignPhase = state.preflightDone ? 'sending' : 'preflight';
   let windowOpensAt: number | null = null;
   let finished = false;
+  /** Chunk sends in progress: chunk number → recipients. */
+  const sending = new Map<number, number>();
+  /** A failure no retry fixed, acted on once the sends in progress have answered. */
+  let failure: { what: string; error: unknown } | null = null;
 
   // Handlers first, synchronously: signals buffered before this run started are delivered as soon as they exist.
   setHandler(messageOutcomeSignal, (outcome) => {
@@ -156,9 +161,32 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     return phase;
   }
 
-  function hasMoreToSend(): boolean {
+  function audienceRemains(): boolean {
     const a = state.audience;
-    return state.pendingChunk !== null || (a.kind === 'list' ? a.remaining.length > 0 : !a.exhausted);
+    return a.kind === 'list' ? a.remaining.length > 0 : !a.exhausted;
+  }
+
+  function hasMoreToSend(): boolean {
+    return state.pendingChunks.length > 0 || audienceRemains();
+  }
+
+  function unsentPendingChunk(): PendingChunk | undefined {
+    return state.pendingChunks.find((c) => !sending.has(c.number));
+  }
+
+  /** Sent and awaiting an outcome, or being sent: what `maxOutstanding` bounds. */
+  function committed(): number {
+    let inFlight = 0;
+    for (const recipients of sending.values()) inFlight += recipients;
+    return outstanding.size + inFlight;
+  }
+
+  function throttled(): boolean {
+    return committed() > 0 && committed() + chunkSize > maxOutstanding;
+  }
+
+  function canStartSend(): boolean {
+    return sending.size < chunksInFlight && (unsentPendingChunk() !== undefined || audienceRemains()) && !throttled();
   }
 
   function shouldContinueAsNew(): boolean {
@@ -266,24 +294,35 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       recipients = page.recipients;
     }
     if (recipients.length === 0) return null;
-    state.pendingChunk = { number: state.nextChunk++, recipients };
-    return state.pendingChunk;
+    const chunk = { number: state.nextChunk++, recipients };
+    state.pendingChunks.push(chunk);
+    return chunk;
   }
 
-  async function sendChunk(chunk: PendingChunk): Promise<void> {
-    const sent = await provider.sendCampaignChunk(
-      { recipients: chunk.recipients, sender: input.sender, message: input.message },
-      // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
-      // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
-      idempotencyKey(campaignId, `chunk-${chunk.number}`),
-    );
-    state.pendingChunk = null;
-    state.chunksSent += 1;
-    state.sent += sent.providerMessageIds.length;
-    state.cost += sent.cost;
-    state.currency = sent.currency;
-    outstanding.add(sent.providerMessageIds, Date.now() + waitWindowMs + REPORT_GRACE_MS);
-    watch(sent.providerMessageIds);
+  /** Starts sending a chunk, not awaited: the loop may start others while it is in flight. */
+  function startSending(chunk: PendingChunk): void {
+    sending.set(chunk.number, chunk.recipients.length);
+    provider
+      .sendCampaignChunk(
+        { recipients: chunk.recipients, sender: input.sender, message: input.message },
+        // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
+        // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
+        idempotencyKey(campaignId, `chunk-${chunk.number}`),
+      )
+      .then(
+        (sent) => {
+          state.pendingChunks = state.pendingChunks.filter((c) => c.number !== chunk.number);
+          state.chunksSent += 1;
+          state.sent += sent.providerMessageIds.length;
+          state.cost += sent.cost;
+          state.currency = sent.currency;
+          outstanding.add(sent.providerMessageIds, Date.now() + waitWindowMs + REPORT_GRACE_MS);
+          watch(sent.providerMessageIds);
+        },
+        // The chunk stays pending: resuming sends it again under the same key.
+        (error: unknown) => void (failure ??= { what: `sending chunk ${chunk.number}`, error }),
+      )
+      .finally(() => sending.delete(chunk.number));
   }
 
   /** Subscribes this campaign to each message's outcome; not awaited, so the next chunk can go meanwhile. */
@@ -319,23 +358,43 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
 
   for (;;) {
     if (shouldContinueAsNew()) {
-      // No wait for subscriptions in progress: outcomes keep arriving meanwhile, and the run must close
-      // near its threshold. The next run makes them again.
-      await condition(allHandlersFinished);
-      if (watchFailure) throw watchFailure;
-      state.outstanding = outstanding.toGroups();
-      state.unwatched = [...pendingWatches.values()];
-      return await continueAsNew<typeof smsCampaign>(withoutInlineList(input), state);
+      // Sends in progress answer in this run (their messages are recorded here); nothing new starts.
+      if (sending.size > 0) {
+        await condition(() => sending.size === 0);
+        continue;
+      }
+      if (!failure) {
+        // No wait for subscriptions in progress: outcomes keep arriving meanwhile, and the run must close
+        // near its threshold. The next run makes them again.
+        await condition(allHandlersFinished);
+        if (watchFailure) throw watchFailure;
+        state.outstanding = outstanding.toGroups();
+        state.unwatched = [...pendingWatches.values()];
+        return await continueAsNew<typeof smsCampaign>(withoutInlineList(input), state);
+      }
     }
     expireOverdue();
 
+    if (failure) {
+      // Whether the campaign fails or pauses depends on what was sent: decide once every send has answered.
+      if (sending.size > 0) {
+        await waitFor(() => sending.size === 0);
+        continue;
+      }
+      const { what, error } = failure;
+      failure = null;
+      onFailure(what, error);
+      continue;
+    }
+    const stopWaiting = () => failure !== null || state.cancelled;
+
     if (state.cancelled || !hasMoreToSend()) {
-      if (outstanding.size === 0) break;
-      await waitFor(() => outstanding.size === 0);
+      if (outstanding.size === 0 && sending.size === 0) break;
+      await waitFor(() => (outstanding.size === 0 && sending.size === 0) || failure !== null);
       continue;
     }
     if (state.paused) {
-      await waitFor(() => !state.paused || state.cancelled);
+      await waitFor(() => !state.paused || stopWaiting());
       continue;
     }
     if (input.sendWindow) {
@@ -343,23 +402,22 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       if (opensAt !== null) {
         phase = 'outside-window';
         windowOpensAt = opensAt;
-        await waitFor(() => state.paused || state.cancelled, opensAt - Date.now());
+        await waitFor(() => state.paused || stopWaiting(), opensAt - Date.now());
         continue;
       }
     }
-    if (outstanding.size > 0 && outstanding.size + chunkSize > maxOutstanding) {
-      phase = 'throttled';
-      await waitFor(() => outstanding.size + chunkSize <= maxOutstanding || state.paused || state.cancelled);
+    if (!canStartSend()) {
+      phase = throttled() ? 'throttled' : 'sending';
+      await waitFor(() => canStartSend() || !hasMoreToSend() || state.paused || stopWaiting());
       continue;
     }
 
     phase = 'sending';
-    const chunk = state.pendingChunk;
     try {
-      const next = chunk ?? (await readNextChunk());
-      if (next) await sendChunk(next);
+      const chunk = unsentPendingChunk() ?? (await readNextChunk());
+      if (chunk) startSending(chunk);
     } catch (error) {
-      onFailure(chunk || state.pendingChunk ? `sending chunk ${(chunk ?? state.pendingChunk)!.number}` : 'reading the audience', error);
+      failure ??= { what: 'reading the audience', error };
     }
   }
 

@@ -16,6 +16,8 @@ export const CAMPAIGN_DEFAULTS = {
   chunkSize: MAX_RECIPIENTS_PER_REQUEST,
   /** Messages sent but not yet final before the campaign stops sending more (bounds signals per run). */
   maxOutstanding: 2000,
+  /** Chunk send requests in flight at once: enough to keep a rate-limited provider queue busy. */
+  chunksInFlight: 4,
   /** History events after which a run continues as new. */
   maxEventsPerRun: 2000,
   preflight: true,
@@ -144,6 +146,8 @@ export const CampaignInput = z
     audience: AudienceSource,
     /** Recipients per send request (default and maximum: the provider's 1000). */
     chunkSize: z.number().int().min(1).max(MAX_RECIPIENTS_PER_REQUEST).optional(),
+    /** Chunk send requests in flight at once (default 4); the provider queue's rate limit still applies. */
+    chunksInFlight: z.number().int().min(1).max(16).optional(),
     sendWindow: SendWindow.optional(),
     /** How long each message may take to reach a final state before the provider is asked (ms). Default 6 h. */
     waitWindowMs: Millis.optional(),

@@ -30,6 +30,7 @@ export interface CampaignFlags {
   format?: string;
   column?: string;
   chunkSize?: number;
+  chunksInFlight?: number;
   window?: string;
   windowTimeZone?: string;
   windowDays?: string;
@@ -71,6 +72,7 @@ export function addCampaignOptions(command: Command, { required }: { required: b
     .addOption(new Option('--format <format>', 'audience format when the name does not tell').choices(AudienceFormat.options))
     .option('--column <name>', 'CSV column (or NDJSON field) holding the number')
     .option('--chunk-size <n>', 'recipients per send request (max 1000)', positiveInt('--chunk-size'))
+    .option('--chunks-in-flight <n>', 'send requests in flight at once (default 4, max 16)', positiveInt('--chunks-in-flight'))
     .option('--window <HH:MM-HH:MM>', 'send only between these local times (e.g. 09:00-18:00)')
     .option('--window-time-zone <tz>', 'time zone of --window, e.g. Africa/Lagos')
     .option('--window-days <days>', 'days the window opens, e.g. mon,tue,wed,thu,fri')
@@ -87,6 +89,7 @@ export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown
   const audience = audienceFrom(flags);
   if (audience) fields.audience = audience;
   if (flags.chunkSize !== undefined) fields.chunkSize = flags.chunkSize;
+  if (flags.chunksInFlight !== undefined) fields.chunksInFlight = flags.chunksInFlight;
   if (flags.waitWindow !== undefined) fields.waitWindowMs = flags.waitWindow;
   if (flags.preflight === false) fields.preflight = false;
   if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;

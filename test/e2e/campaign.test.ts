@@ -35,6 +35,18 @@ async function history(stack: RunningStack, run: CampaignRun): Promise<HistoryEv
 }
 
 const isChunkSend = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendCampaignChunk';
+/** The most chunk sends scheduled and not yet closed at any point of a history. */
+function maxChunkSendsInFlight(events: HistoryEvent[]): number {
+  const open = new Set<string>();
+  let max = 0;
+  for (const e of events) {
+    if (isChunkSend(e)) open.add(String(e.eventId));
+    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+    if (closed) open.delete(String(closed.scheduledEventId));
+    max = Math.max(max, open.size);
+  }
+  return max;
+}
 const updateAccepted = (events: HistoryEvent[], name: string) =>
   events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === name);
 
@@ -112,6 +124,15 @@ describe('smsCampaign', () => {
     expect(await smsCharges(stack)).toHaveLength(charges.length);
   });
 
+  it('keeps up to chunksInFlight sends in flight, never more, each charged once', { timeout: 120_000 }, async () => {
+    const before = await smsCharges(stack);
+    const recipients = numbers(12, 600);
+    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'in flight', audience: { type: 'inline', recipients }, chunkSize: 1, chunksInFlight: 3 });
+    expect(await run.result()).toMatchObject({ sent: 12, chunks: 12, counts: expect.objectContaining({ delivered: 12 }) });
+    expect(await smsCharges(stack)).toHaveLength(before.length + 12);
+    expect(maxChunkSendsInFlight(await history(stack, run))).toBe(3);
+  });
+
   it('pauses between chunks and resumes to an exact finish', { timeout: 120_000 }, async () => {
     const recipients = numbers(24, 200);
     const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'pause me', audience: { type: 'inline', recipients }, chunkSize: 1 });
@@ -129,7 +150,7 @@ describe('smsCampaign', () => {
     const result = await run.result();
     expect(result).toMatchObject({ sent: recipients.length, chunks: recipients.length, counts: expect.objectContaining({ delivered: recipients.length }) });
 
-    // No chunk was scheduled between the pause and the resume (at most the one in flight finished).
+    // No chunk was scheduled between the pause and the resume (those in flight finished).
     const events = await history(stack, run);
     const pausedAt = updateAccepted(events, 'pause');
     const resumedAt = updateAccepted(events, 'resume');
@@ -183,17 +204,21 @@ describe('smsCampaign', () => {
     expect(after.sent).toBeLessThan(recipients.length);
     expect(Date.parse(after.windowOpensAt!)).toBe(opensAt + 24 * 60 * 60 * 1000);
 
-    // The workflow's clock when it decided each send: the start of the workflow task that scheduled it.
+    await run.cancel();
+    const result = await run.result();
+    expect(result).toMatchObject({ cancelled: true });
+    expect(result.sent).toBeLessThan(recipients.length);
+
+    // Every chunk sent (sends in flight when the window closed still complete) was decided inside the
+    // window: the workflow's clock then is the start of the workflow task that scheduled it.
     const events = await history(stack, run);
     const sends = events.filter(isChunkSend).map((e) => {
       const taskStarted = events.find((t) => Number(t.eventId) === Number(e.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId) - 1)!;
       return Number(taskStarted.eventTime!.seconds) * 1000 + Math.floor((taskStarted.eventTime!.nanos ?? 0) / 1e6);
     });
-    expect(sends.length).toBeGreaterThan(0);
+    expect(sends).toHaveLength(result.sent);
     expect(Math.min(...sends)).toBeGreaterThanOrEqual(opensAt);
     expect(Math.max(...sends)).toBeLessThan(closesAt);
-    await run.cancel();
-    expect(await run.result()).toMatchObject({ cancelled: true, sent: after.sent });
   });
 
   it('fails early, sending nothing, when the balance or the spend cap cannot cover the estimate', { timeout: 60_000 }, async () => {
