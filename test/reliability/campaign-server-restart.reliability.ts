@@ -1,9 +1,8 @@
 /**
  * The Temporal server goes away for 10 s in the middle of a campaign and comes back on the same state
  * (its own dev server, SQLite file, same port — not the run's shared one). Meanwhile the provider's webhook
- * attempts fail (the ingress cannot signal: 503, or no answer within the provider's timeout) and the
- * provider retries them later; the worker process and the
- * clients reconnect on their own. The campaign must complete with every recipient charged once and
+ * attempts fail (the ingress cannot signal and answers 503) and the provider retries them later; the worker
+ * process and the clients reconnect on their own. The campaign must complete with every recipient charged once and
  * every state counted, each event having reached Temporal after the outage.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,14 +49,13 @@ describe('campaign through a Temporal server restart', () => {
       startWorker: false,
       // Outcomes 8.2 s after each send: the final events of the chunk sent just before the stop arrive while
       // the server is down, however long its graceful stop takes (up to 5 s, serving meanwhile).
-      // The provider waits 4 s for an answer. The ingress holds a delivery up to ~15.6 s (3 signal attempts
-      // of 5 s) before answering 503, so during a 10 s outage the provider mostly sees its attempts time out
-      // (and retries them); the ingress's 503s, when it gets that far, are counted from its /metrics.
+      // The ingress gives up on Temporal within about 4.5 s (2 signal attempts of 2 s) and answers 503; the
+      // provider waits 10 s for an answer, so it sees those 503s and retries the deliveries later.
       sandbox: {
         log: (line) => sandboxLog.push(line),
         sendLatencyMs: 100,
         carrier: { submitMs: 200, finalMs: 8_000 },
-        webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 4_000 },
+        webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 10_000 },
       },
     });
   });
@@ -103,7 +101,7 @@ describe('campaign through a Temporal server restart', () => {
     const audit = await auditCampaign(stack, audience, result);
     const activities = countActivities(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
     const accepted = await ingressDeliveries(stack, 200);
-    // Answers to deliveries made while the server was away (the last ones come up to ~16 s after it went).
+    // Answers to deliveries made while the server was away.
     const refusedDuringOutage = (await ingressDeliveries(stack, 503)) - before503;
     const providerRetries = sandboxLog.filter((line) => line.includes('retrying')).length;
     const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;
@@ -124,8 +122,9 @@ describe('campaign through a Temporal server restart', () => {
       `${Math.round((Date.now() - started) / 1000)} s, worker process ${worker.child.exitCode === null ? 'still running' : 'exited'}`,
     );
 
-    // The outage was real and seen by the provider: deliveries made while it lasted failed (503 or no answer
-    // in time) and were retried.
+    // The outage was real and seen by the provider: the ingress refused deliveries made while it lasted (503)
+    // and the provider retried them.
+    expect(refusedDuringOutage).toBeGreaterThan(0);
     expect(providerRetries).toBeGreaterThan(0);
     // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
     expect(worker.child.exitCode).toBeNull();
