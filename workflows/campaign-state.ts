@@ -3,8 +3,7 @@
  * audience size (counts, a cursor, at most `maxOutstanding` message ids and capped samples). Pure code.
  */
 import type { CostEstimate, InvalidRecipient, StateCounts } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS } from '../src/api/campaign-io.js';
-import { FINAL_STATUSES, isFinalStatus } from '../src/api/events.js';
+import { FINAL_STATUSES, isFinalStatus, MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import type { MessageOutcome } from './messages.js';
 
 /** Where reading the audience stands: the remaining inline list, or a source's opaque cursor. */

@@ -21,7 +21,7 @@ import type { createAudienceActivities } from '../activities/audience.js';
 import type { createCampaignProviderActivities } from '../activities/campaign.js';
 import type { createSubscriptionActivities } from '../activities/subscriptions.js';
 import type { CampaignInput, CampaignPhase, CampaignProgress, CampaignResult } from '../src/api/campaign-io.js';
-import { CAMPAIGN_DEFAULTS } from '../src/api/campaign-io.js';
+import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
 import { countSegments } from '../src/api/segments.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import {

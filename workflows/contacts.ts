@@ -5,13 +5,8 @@
  */
 import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CheckedContact, createContactActivities } from '../activities/contacts.js';
-import {
-  CONTACT_CHECK_DEFAULT_CONCURRENCY,
-  CONTACT_CHECK_DEFAULT_PER_RUN,
-  type CheckContactsInput,
-  type CheckContactsResult,
-  type ContactCheck,
-} from '../src/api/otp-io.js';
+import { CONTACT_CHECK_DEFAULT_CONCURRENCY, CONTACT_CHECK_DEFAULT_PER_RUN } from '../src/api/constants.js';
+import type { CheckContactsInput, CheckContactsResult, ContactCheck } from '../src/api/otp-io.js';
 import { providerTaskQueue } from './ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 

@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { isFinalStatus } from '../src/api/events.js';
+import { isFinalStatus } from '../src/api/constants.js';
 import { countMessageOutcome } from '../src/metrics/workflow-metrics.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import type { createProviderActivities } from '../activities/provider.js';

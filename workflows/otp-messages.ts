@@ -3,6 +3,7 @@
  * inside the workflow sandbox.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { SEALED_CODE_PATTERN } from '../src/api/constants.js';
 import type { OtpSendAnswer, OtpState, OtpVerifyAnswer, OtpVerifyUpdate } from '../src/api/otp-io.js';
 
 /** Sends the first code, or resends (subject to cooldown and limit). Answered once the provider accepted it. */
@@ -29,6 +30,16 @@ export const OTP_REJECTIONS = {
 
 /** Failure type of a `send` update whose first send could not be made; details carry the provider's failure type. */
 export const OTP_SEND_FAILED = 'OtpSendFailed';
+
+/**
+ * The `OtpVerifyUpdate` schema's rule without zod (kept out of the workflow bundle): exactly `{ sealedCode }`,
+ * a sealed code. A unit test holds the two to the same answers.
+ */
+export function isOtpVerifyUpdate(request: unknown): request is OtpVerifyUpdate {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return false;
+  const { sealedCode, ...rest } = request as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && typeof sealedCode === 'string' && SEALED_CODE_PATTERN.test(sealedCode);
+}
 
 /**
  * Digits in a sealed code, read from its length alone (keyring.ts `sealString`: `v1.<keyId>.<base64url of

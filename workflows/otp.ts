@@ -21,19 +21,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CheckedOtpCode, createOtpActivities } from '../activities/otp.js';
-import {
-  OTP_DEFAULTS,
-  PROVIDER_OTP_TTL,
-  type OtpSendAnswer,
-  type OtpState,
-  type OtpVerificationInput,
-  type OtpVerificationResult,
-  type OtpVerifyAnswer,
-  OtpVerifyUpdate,
-} from '../src/api/otp-io.js';
+import { OTP_DEFAULTS, PROVIDER_OTP_TTL } from '../src/api/constants.js';
+import type { OtpSendAnswer, OtpState, OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer } from '../src/api/otp-io.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import { idempotencyKey, providerTaskQueue } from './ids.js';
-import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sealedCodeLength, sendUpdate, verifyUpdate } from './otp-messages.js';
+import { isOtpVerifyUpdate, OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sealedCodeLength, sendUpdate, verifyUpdate } from './otp-messages.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 /**
@@ -191,7 +183,7 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
 
   setHandler(verifyUpdate, (request) => lock.run(() => verifyCode(request.sealedCode)), {
     validator: (request) => {
-      if (!OtpVerifyUpdate.safeParse(request).success) throw reject(OTP_REJECTIONS.invalidArgument, 'expected { sealedCode }');
+      if (!isOtpVerifyUpdate(request)) throw reject(OTP_REJECTIONS.invalidArgument, 'expected { sealedCode }');
       if (sealedCodeLength(request.sealedCode) !== settings.length) {
         throw reject(OTP_REJECTIONS.wrongLength, `codes of this session have ${settings.length} digits`);
       }

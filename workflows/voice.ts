@@ -5,8 +5,8 @@
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { createVoiceActivities, VoiceCallSnapshot } from '../activities/voice.js';
-import { VOICE_CALL_DEFAULTS, type VoiceCallInput, type VoiceCallResult } from '../src/api/otp-io.js';
-import { isFinalVoiceStatus } from '../src/api/voice.js';
+import { isFinalVoiceStatus, VOICE_CALL_DEFAULTS } from '../src/api/constants.js';
+import type { VoiceCallInput, VoiceCallResult } from '../src/api/otp-io.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import { idempotencyKey, providerTaskQueue } from './ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';

@@ -5,24 +5,12 @@
  */
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
-import { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './sms.js';
+import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
+
+export { CAMPAIGN_DEFAULTS, MAX_REPORTED_ITEMS } from './constants.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
-/** How many invalid recipients and never-final message ids a progress report or result lists (the counts are exact). */
-export const MAX_REPORTED_ITEMS = 1000;
-
-export const CAMPAIGN_DEFAULTS = {
-  chunkSize: MAX_RECIPIENTS_PER_REQUEST,
-  /** Messages sent but not yet final before the campaign stops sending more (bounds signals per run). */
-  maxOutstanding: 2000,
-  /** Chunk send requests in flight at once: enough to keep a rate-limited provider queue busy. */
-  chunksInFlight: 4,
-  /** History events after which a run continues as new. */
-  maxEventsPerRun: 2000,
-  preflight: true,
-} as const;
-
 const MAX_SIGNALS_PER_RUN = 10_000;
 
 const Millis = z.number().int().positive().max(30 * 24 * 60 * 60 * 1000);

@@ -1,23 +1,15 @@
 /** Message states and the signed status events the provider delivers to webhook endpoints. */
 import { z } from 'zod';
 import { OffsetDateTime, PlusNumber } from './common.js';
+import { FINAL_STATUSES, PENDING_STATUSES } from './constants.js';
 
-/** The five final delivery states (spec "States and transitions"). */
-export const FINAL_STATUSES = ['delivered', 'undelivered', 'failed', 'rejected', 'expired'] as const;
+export { FINAL_STATUSES, isFinalStatus, PENDING_STATUSES } from './constants.js';
+
 export const FinalStatus = z.enum(FINAL_STATUSES);
 export type FinalStatus = z.infer<typeof FinalStatus>;
 
-/**
- * Non-final states. The spec leaves them open; these are what the sandbox's carrier walks through:
- * `queued` (accepted, waiting for submission) then `sent` (submitted to the carrier).
- */
-export const PENDING_STATUSES = ['queued', 'sent'] as const;
 export const MessageStatus = z.enum([...PENDING_STATUSES, ...FINAL_STATUSES]);
 export type MessageStatus = z.infer<typeof MessageStatus>;
-
-export function isFinalStatus(status: string): status is FinalStatus {
-  return (FINAL_STATUSES as readonly string[]).includes(status);
-}
 
 export const EVENT_KINDS = FINAL_STATUSES.map((s) => `message.${s}` as const);
 export const EventKind = z.enum(EVENT_KINDS as [`message.${FinalStatus}`, ...`message.${FinalStatus}`[]]);

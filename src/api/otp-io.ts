@@ -7,33 +7,22 @@
 import { z } from 'zod';
 import { EmailVerifyRequest, LookupRequest } from './checks.js';
 import { Currency, Id, MinorUnits, RecipientNumber, SenderId } from './common.js';
-import { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, OTP_MAX_ATTEMPTS, OtpSendRequest, OtpVerifyRequest, OtpVerifyStatus } from './otp.js';
+import { CONTACT_CHECK_MAX, PROVIDER_OTP_TTL, SEALED_CODE_PATTERN } from './constants.js';
+import { OtpSendRequest, OtpVerifyRequest, OtpVerifyStatus } from './otp.js';
 import { VoiceSendRequest, VoiceStatus } from './voice.js';
+
+export {
+  CONTACT_CHECK_DEFAULT_CONCURRENCY,
+  CONTACT_CHECK_DEFAULT_PER_RUN,
+  CONTACT_CHECK_MAX,
+  OTP_DEFAULTS,
+  PROVIDER_OTP_TTL,
+  VOICE_CALL_DEFAULTS,
+} from './constants.js';
 
 // ---------------------------------------------------------------------------------------------------
 // OTP: one `otpVerification` workflow per (purpose, recipient)
 // ---------------------------------------------------------------------------------------------------
-
-/**
- * Defaults. Lifetime 10 minutes and single use: NIST SP 800-63B (out-of-band secrets) and OWASP ASVS
- * (out-of-band verifiers expire after 10 minutes, are used once). Attempts: both require a limit on
- * failed attempts; 5 matches the provider's own per-code limit. Cooldown, sends and lockout are msgflow's
- * choices that keep a "send me a code" button from being used to flood a phone or reset the lockout.
- */
-export const OTP_DEFAULTS = {
-  length: OTP_DEFAULT_LENGTH,
-  ttlSeconds: OTP_DEFAULT_TTL_SECONDS,
-  maxAttempts: OTP_MAX_ATTEMPTS,
-  resendCooldownSeconds: 30,
-  maxSends: 3,
-  lockoutSeconds: 15 * 60,
-} as const;
-
-/** The provider's bounds on a code's lifetime (seconds), read from its request schema. */
-export const PROVIDER_OTP_TTL = {
-  min: OtpSendRequest.shape.expires_in.unwrap().minValue ?? 1,
-  max: OtpSendRequest.shape.expires_in.unwrap().maxValue ?? OTP_DEFAULT_TTL_SECONDS,
-} as const;
 
 /** What the code is for ("login", "payment"); part of the workflow id, so ids stay readable. */
 export const OtpPurpose = z
@@ -98,7 +87,7 @@ export type OtpState = z.infer<typeof OtpState>;
  * because update arguments are recorded in the workflow history.
  */
 export const OtpVerifyUpdate = z.strictObject({
-  sealedCode: z.string().regex(/^v1\.[\w-]{1,32}\.[\w-]+$/, 'must be a sealed code (v1.<keyId>.<data>)'),
+  sealedCode: z.string().regex(SEALED_CODE_PATTERN, 'must be a sealed code (v1.<keyId>.<data>)'),
 });
 export type OtpVerifyUpdate = z.infer<typeof OtpVerifyUpdate>;
 
@@ -141,14 +130,6 @@ export type OtpVerifyAnswer = z.infer<typeof OtpVerifyAnswer>;
 // Voice: the `voiceCall` workflow
 // ---------------------------------------------------------------------------------------------------
 
-export const VOICE_CALL_DEFAULTS = {
-  /** How long to follow the call before reporting its last known state. */
-  deadlineMs: 10 * 60 * 1000,
-  /** First poll of GET /voice/{id} after the send; the interval then doubles up to pollMaxMs. */
-  pollInitialMs: 1000,
-  pollMaxMs: 30 * 1000,
-} as const;
-
 const Millis = z.number().int().positive().max(24 * 60 * 60 * 1000);
 
 export const VoiceCallInput = VoiceSendRequest.extend({
@@ -173,10 +154,6 @@ export type VoiceCallResult = z.infer<typeof VoiceCallResult>;
 // Contact checks: the `checkContacts` workflow
 // ---------------------------------------------------------------------------------------------------
 
-export const CONTACT_CHECK_MAX = 1000;
-export const CONTACT_CHECK_DEFAULT_CONCURRENCY = 10;
-/** About 3 history events per check, plus workflow tasks: well under the point where Temporal suggests continuing as new. */
-export const CONTACT_CHECK_DEFAULT_PER_RUN = 500;
 
 export const CheckContactsInput = z
   .strictObject({

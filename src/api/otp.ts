@@ -2,17 +2,16 @@
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
 
-export const OTP_DEFAULT_LENGTH = 6;
-/** NIST SP 800-63B: a code sent out of band lives for at most 10 minutes. */
-export const OTP_DEFAULT_TTL_SECONDS = 600;
-export const OTP_MAX_ATTEMPTS = 5;
+import { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, PROVIDER_OTP_TTL } from './constants.js';
+
+export { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, OTP_MAX_ATTEMPTS } from './constants.js';
 
 export const OtpSendRequest = z
   .strictObject({
     recipient: RecipientNumber,
     sender: SenderId.optional(),
     length: z.number().int().min(4).max(10).default(OTP_DEFAULT_LENGTH),
-    expires_in: z.number().int().min(30).max(3600).default(OTP_DEFAULT_TTL_SECONDS).meta({ description: 'Seconds' }),
+    expires_in: z.number().int().min(PROVIDER_OTP_TTL.min).max(PROVIDER_OTP_TTL.max).default(OTP_DEFAULT_TTL_SECONDS).meta({ description: 'Seconds' }),
     template: z
       .string()
       .min(6)

@@ -2,11 +2,9 @@
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
 import { MessageStatus } from './events.js';
+import { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
 
-/** Most recipients one send request may carry; larger campaigns are sent in chunks. */
-export const MAX_RECIPIENTS_PER_REQUEST = 1000;
-/** Longest text accepted: ten concatenated GSM-7 segments' worth. */
-export const MAX_MESSAGE_LENGTH = 1530;
+export { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
 
 export const SmsSendRequest = z
   .strictObject({

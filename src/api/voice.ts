@@ -1,6 +1,9 @@
 /** Voice messages: text-to-speech calls, followed by polling GET /voice/{id} (no voice events exist). */
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
+import { VOICE_FINAL_STATUSES, VOICE_PENDING_STATUSES } from './constants.js';
+
+export { isFinalVoiceStatus, VOICE_FINAL_STATUSES } from './constants.js';
 
 export const VoiceSendRequest = z
   .strictObject({
@@ -13,13 +16,8 @@ export const VoiceSendRequest = z
   .meta({ id: 'VoiceSendRequest' });
 export type VoiceSendRequest = z.input<typeof VoiceSendRequest>;
 
-export const VOICE_FINAL_STATUSES = ['completed', 'busy', 'no_answer', 'failed'] as const;
-export const VoiceStatus = z.enum(['queued', 'ringing', 'in_progress', ...VOICE_FINAL_STATUSES]);
+export const VoiceStatus = z.enum([...VOICE_PENDING_STATUSES, ...VOICE_FINAL_STATUSES]);
 export type VoiceStatus = z.infer<typeof VoiceStatus>;
-
-export function isFinalVoiceStatus(status: string): boolean {
-  return (VOICE_FINAL_STATUSES as readonly string[]).includes(status);
-}
 
 export const VoiceCall = z
   .looseObject({

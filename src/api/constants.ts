@@ -1,0 +1,94 @@
+/**
+ * The contract's plain values: state names, limits and defaults, without zod. The schemas in `src/api` are
+ * built from them, and workflow code imports them from here, because Temporal evaluates the workflow
+ * bundle's modules again for every workflow: zod and the phone-number metadata would cost each message's
+ * workflow about a megabyte of code to run. `test/unit/workflow-bundle.test.ts` keeps them out.
+ */
+
+// Messages (spec "States and transitions")
+
+/** The five final delivery states. */
+export const FINAL_STATUSES = ['delivered', 'undelivered', 'failed', 'rejected', 'expired'] as const;
+export type FinalStatus = (typeof FINAL_STATUSES)[number];
+/**
+ * Non-final states. The spec leaves them open; these are what the sandbox's carrier walks through:
+ * `queued` (accepted, waiting for submission) then `sent` (submitted to the carrier).
+ */
+export const PENDING_STATUSES = ['queued', 'sent'] as const;
+
+export function isFinalStatus(status: string): status is FinalStatus {
+  return (FINAL_STATUSES as readonly string[]).includes(status);
+}
+
+/** Most recipients one send request may carry; larger campaigns are sent in chunks. */
+export const MAX_RECIPIENTS_PER_REQUEST = 1000;
+/** Longest text accepted: ten concatenated GSM-7 segments' worth. */
+export const MAX_MESSAGE_LENGTH = 1530;
+
+// Voice
+
+export const VOICE_PENDING_STATUSES = ['queued', 'ringing', 'in_progress'] as const;
+export const VOICE_FINAL_STATUSES = ['completed', 'busy', 'no_answer', 'failed'] as const;
+
+export function isFinalVoiceStatus(status: string): boolean {
+  return (VOICE_FINAL_STATUSES as readonly string[]).includes(status);
+}
+
+/** `voiceCall` defaults. */
+export const VOICE_CALL_DEFAULTS = {
+  /** How long to follow the call before reporting its last known state. */
+  deadlineMs: 10 * 60 * 1000,
+  /** First poll of GET /voice/{id} after the send; the interval then doubles up to pollMaxMs. */
+  pollInitialMs: 1000,
+  pollMaxMs: 30 * 1000,
+} as const;
+
+// OTP
+
+export const OTP_DEFAULT_LENGTH = 6;
+/** NIST SP 800-63B: a code sent out of band lives for at most 10 minutes. */
+export const OTP_DEFAULT_TTL_SECONDS = 600;
+export const OTP_MAX_ATTEMPTS = 5;
+/** The provider's bounds on a code's lifetime (seconds): `expires_in` of POST /otp/send. */
+export const PROVIDER_OTP_TTL = { min: 30, max: 3600 } as const;
+
+/**
+ * `otpVerification` defaults. Lifetime 10 minutes and single use: NIST SP 800-63B (out-of-band secrets) and
+ * OWASP ASVS (out-of-band verifiers expire after 10 minutes, are used once). Attempts: both require a limit
+ * on failed attempts; 5 matches the provider's own per-code limit. Cooldown, sends and lockout are msgflow's
+ * choices that keep a "send me a code" button from being used to flood a phone or reset the lockout.
+ */
+export const OTP_DEFAULTS = {
+  length: OTP_DEFAULT_LENGTH,
+  ttlSeconds: OTP_DEFAULT_TTL_SECONDS,
+  maxAttempts: OTP_MAX_ATTEMPTS,
+  resendCooldownSeconds: 30,
+  maxSends: 3,
+  lockoutSeconds: 15 * 60,
+} as const;
+
+/** A code sealed for the workflow: `v1.<keyId>.<data>` (see src/crypto). */
+export const SEALED_CODE_PATTERN = /^v1\.[\w-]{1,32}\.[\w-]+$/;
+
+// Campaigns
+
+/** How many invalid recipients and never-final message ids a progress report or result lists (the counts are exact). */
+export const MAX_REPORTED_ITEMS = 1000;
+
+export const CAMPAIGN_DEFAULTS = {
+  chunkSize: MAX_RECIPIENTS_PER_REQUEST,
+  /** Messages sent but not yet final before the campaign stops sending more (bounds signals per run). */
+  maxOutstanding: 2000,
+  /** Chunk send requests in flight at once: enough to keep a rate-limited provider queue busy. */
+  chunksInFlight: 4,
+  /** History events after which a run continues as new. */
+  maxEventsPerRun: 2000,
+  preflight: true,
+} as const;
+
+// Contact checks
+
+export const CONTACT_CHECK_MAX = 1000;
+export const CONTACT_CHECK_DEFAULT_CONCURRENCY = 10;
+/** About 3 history events per check, plus workflow tasks: well under the point where Temporal suggests continuing as new. */
+export const CONTACT_CHECK_DEFAULT_PER_RUN = 500;
