@@ -2,8 +2,9 @@
  * `smsCampaign`: one text to an audience of any size. Pre-flight (validate, de-duplicate, estimate the cost,
  * check the balance), then chunks of up to 1000 recipients, a few in flight at once, each sent once by its
  * deterministic idempotency key on the rate-limited provider queue, each message tracked to its final state
- * through the per-message workflows. A sliding window bounds the messages awaiting an outcome, and the run continues as new before
- * its history grows past a few thousand events, so state, signals and histories stay bounded at any size.
+ * through the per-message workflows. A sliding window bounds the messages awaiting an outcome, and the run
+ * continues as new before its history grows past a few thousand events, so state, signals and histories
+ * stay bounded at any size.
  */
 import {
   ActivityFailure,
