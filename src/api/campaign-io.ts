@@ -11,6 +11,7 @@ export { CAMPAIGN_DEFAULTS, MAX_REPORTED_ITEMS } from './constants.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
+
 const MAX_SIGNALS_PER_RUN = 10_000;
 
 const Millis = z.number().int().positive().max(30 * 24 * 60 * 60 * 1000);

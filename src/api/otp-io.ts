@@ -154,7 +154,6 @@ export type VoiceCallResult = z.infer<typeof VoiceCallResult>;
 // Contact checks: the `checkContacts` workflow
 // ---------------------------------------------------------------------------------------------------
 
-
 export const CheckContactsInput = z
   .strictObject({
     numbers: z.array(LookupRequest.shape.number).max(CONTACT_CHECK_MAX).default([]),

@@ -1,7 +1,6 @@
 /** One-time passwords: send and verify (request fields are msgflow's choice; the spec does not show them). */
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
-
 import { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, PROVIDER_OTP_TTL } from './constants.js';
 
 export { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, OTP_MAX_ATTEMPTS } from './constants.js';
