@@ -12,7 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
-import { auditCampaign, campaignAudience, countActivities, eventsOfAllRuns } from './support/campaign-audit.js';
+import { auditCampaign, campaignAudience, eventsOfAllRuns } from './support/campaign-audit.js';
+import { activityReport } from './support/histories.js';
 import { printSummary } from './support/summary.js';
 
 const PROVIDER_LIMIT_PER_MINUTE = 10;
@@ -42,7 +43,7 @@ describe('campaign in a 429 storm', () => {
     });
     const result = await run.result();
     const audit = await auditCampaign(stack, audience, result);
-    const activities = countActivities(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
+    const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
     const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
     printSummary(
       'campaign 429 storm',
@@ -53,7 +54,7 @@ describe('campaign in a 429 storm', () => {
         faults: rateLimitedRetries,
         rateLimitedRetries,
         activities: activities.scheduled,
-        failedActivities: activities.failedForGood,
+        failedActivities: activities.failed,
         messages: audit.charges,
         lost: audit.lost,
         duplicates: audit.duplicates,
@@ -61,7 +62,7 @@ describe('campaign in a 429 storm', () => {
       `${Math.round((Date.now() - started) / 1000)} s`,
     );
 
-    expect(activities.failedForGood).toBe(0);
+    expect(activities.failed).toBe(0);
     expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
     expect(result).toMatchObject({ sent: RECIPIENTS, chunks: CHUNKS, duplicates: 0 });
     expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { auditCampaign, campaignAudience, countActivities, eventsOfAllRuns, smsCharges, waitUntil } from './support/campaign-audit.js';
+import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges, waitUntil } from './support/campaign-audit.js';
+import { activityReport } from './support/histories.js';
 import { printSummary } from './support/summary.js';
 
 const RECIPIENTS = Number(process.env.MSGFLOW_RELIABILITY_CAMPAIGN_RECIPIENTS ?? 2000);
@@ -63,7 +64,7 @@ describe('campaign through worker kill -9', () => {
 
     const result = await run.result();
     const audit = await auditCampaign(stack, audience, result);
-    const activities = countActivities(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
+    const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
     const retries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
     printSummary(
       'campaign kill -9',
@@ -85,6 +86,6 @@ describe('campaign through worker kill -9', () => {
     expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
     expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
     expect(audit.sandboxCounts).toEqual(result.counts);
-    expect(activities.failedForGood).toBe(0);
+    expect(activities.failed).toBe(0);
   });
 });

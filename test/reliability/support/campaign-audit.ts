@@ -2,8 +2,7 @@
  * What the campaign reliability runs share: an audience of numbers the sandbox delivers (plus the magic
  * final-state ones), and the audit that holds a finished campaign against the provider's own records —
  * the ledger (one charge per recipient) and `GET /messages` (one message per recipient, states counted as
- * the campaign counted them) — and its histories (activities that failed for good, retries by cause),
- * across every continue-as-new run.
+ * the campaign counted them) — and the events of every continue-as-new run of its history.
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -65,29 +64,6 @@ export async function eventsOfAllRuns(client: Client, workflowId: string, expect
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
   for (const runId of runIds) events.push(...((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
   return events;
-}
-
-export interface ActivityCounts {
-  scheduled: number;
-  /** ActivityTaskFailed or ActivityTaskTimedOut: the retry policy gave up (or the error was non-retryable). */
-  failedForGood: number;
-  /** Attempts beyond the first, by the failure type that caused the retry (the last one recorded per activity). */
-  retriesByCause: Record<string, number>;
-}
-
-export function countActivities(events: temporal.api.history.v1.IHistoryEvent[]): ActivityCounts {
-  const counts: ActivityCounts = { scheduled: 0, failedForGood: 0, retriesByCause: {} };
-  for (const event of events) {
-    if (event.activityTaskScheduledEventAttributes) counts.scheduled++;
-    if (event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes) counts.failedForGood++;
-    const started = event.activityTaskStartedEventAttributes;
-    if (started && (started.attempt ?? 1) > 1) {
-      const failure = started.lastFailure;
-      const cause = failure?.applicationFailureInfo?.type ?? (failure?.timeoutFailureInfo ? 'timeout' : (failure?.message ?? 'unknown'));
-      counts.retriesByCause[cause] = (counts.retriesByCause[cause] ?? 0) + started.attempt! - 1;
-    }
-  }
-  return counts;
 }
 
 /** Polls `probe` until it holds; a probe that throws (a server restarting) counts as not yet. */

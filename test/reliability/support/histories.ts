@@ -1,9 +1,9 @@
 /**
- * What a workflow's history says about its activities: how many attempts each took and why they were
- * retried, and whether any failed for good. "Completed without a failed activity" means no
- * ActivityTaskFailed / ActivityTaskTimedOut event, whatever retries happened inside the attempts.
+ * What workflow histories say about their activities: how many were scheduled, why attempts were retried,
+ * and whether any failed for good. "Completed without a failed activity" means no ActivityTaskFailed /
+ * ActivityTaskTimedOut event, whatever retries happened inside the attempts.
  */
-import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 
 export interface ActivityReport {
   /** Activities scheduled. */
@@ -14,8 +14,8 @@ export interface ActivityReport {
   retriesByCause: Record<string, number>;
 }
 
-export async function activityReport(client: Client, workflowId: string): Promise<ActivityReport> {
-  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+/** The activities of the given events (one history, or several concatenated). */
+export function activityReport(events: temporal.api.history.v1.IHistoryEvent[]): ActivityReport {
   const report: ActivityReport = { scheduled: 0, failed: 0, retriesByCause: {} };
   for (const event of events) {
     if (event.activityTaskScheduledEventAttributes) report.scheduled++;
@@ -23,19 +23,10 @@ export async function activityReport(client: Client, workflowId: string): Promis
     const started = event.activityTaskStartedEventAttributes;
     if (started && (started.attempt ?? 1) > 1) {
       // Only the last failure is recorded with the started event: attempts-1 retries, the last cause known.
-      const cause = started.lastFailure?.applicationFailureInfo?.type ?? started.lastFailure?.message ?? 'unknown';
+      const failure = started.lastFailure;
+      const cause = failure?.applicationFailureInfo?.type ?? (failure?.timeoutFailureInfo ? 'timeout' : (failure?.message ?? 'unknown'));
       report.retriesByCause[cause] = (report.retriesByCause[cause] ?? 0) + (started.attempt! - 1);
     }
   }
   return report;
-}
-
-export function mergeReports(reports: ActivityReport[]): ActivityReport {
-  const merged: ActivityReport = { scheduled: 0, failed: 0, retriesByCause: {} };
-  for (const r of reports) {
-    merged.scheduled += r.scheduled;
-    merged.failed += r.failed;
-    for (const [cause, n] of Object.entries(r.retriesByCause)) merged.retriesByCause[cause] = (merged.retriesByCause[cause] ?? 0) + n;
-  }
-  return merged;
 }
