@@ -14,18 +14,12 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 const PENDING_ACTIVITY_STATE_STARTED = 2;
 const RECIPIENTS = 300;
 const CHUNK = 15;
-
-async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const CRASH_WAIT = { timeoutMs: 180_000, intervalMs: 50 };
 
 describe('a campaign through worker crashes', () => {
   let stack: RunningStack;
@@ -56,11 +50,11 @@ describe('a campaign through worker crashes', () => {
 
     for (const [n, after] of [[1, 2 * CHUNK], [2, 10 * CHUNK]] as const) {
       // Kill the current worker while a chunk's send is running in it, once the campaign is that far along.
-      await waitFor(async () => (await charged()) >= after, `${after} charges`);
+      await waitFor(async () => (await charged()) >= after, `${after} charges`, CRASH_WAIT);
       await waitFor(async () => {
         const { raw } = await stack.temporal.workflow.getHandle(run.workflowId).describe();
         return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendCampaignChunk' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-      }, `a chunk send in flight (kill ${n})`);
+      }, `a chunk send in flight (kill ${n})`, CRASH_WAIT);
       await workers.at(-1)!.kill();
       workers.push(startWorkerProcess(stack));
     }

@@ -200,7 +200,7 @@ describe('smsCampaign', () => {
     const after = await waitFor(async () => {
       const p = await run.progress();
       return p.phase === 'outside-window' && p.sent > 0 && p;
-    }, 'the window to close', 30_000);
+    }, 'the window to close', { timeoutMs: 30_000 });
     expect(after.sent).toBeLessThan(recipients.length);
     expect(Date.parse(after.windowOpensAt!)).toBe(opensAt + 24 * 60 * 60 * 1000);
 

@@ -16,6 +16,7 @@ import { messageWorkflowId } from '../../workflows/ids.js';
 import { outcomeQuery } from '../../workflows/messages.js';
 import { startTestStack } from '../support/stack.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
+import { waitFor } from '../support/wait-for.js';
 
 const NUMBER = `+${MAGIC_NUMBERS.delivered}`;
 
@@ -135,9 +136,9 @@ describe('webhook ingress', () => {
       await proxy.cut();
       const sent = await stack.messaging.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: 'while down' });
       const id = sent.messages[0]!.provider_message_id;
-      await waitFor(() => answers.includes(503));
+      await waitFor(() => answers.includes(503), 'a 503 from the ingress', { timeoutMs: 30_000, intervalMs: 25 });
       await proxy.restore();
-      await waitFor(() => answers.includes(200));
+      await waitFor(() => answers.includes(200), 'a 200 from the ingress', { timeoutMs: 30_000, intervalMs: 25 });
 
       expect(answers[0]).toBe(503);
       const waiter = await stack.msgflow.awaitMessage(id);
@@ -151,11 +152,3 @@ describe('webhook ingress', () => {
     }
   });
 });
-
-async function waitFor(predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -8,6 +8,7 @@ import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys, otpWorkflowId } from '../../src/starter/otp.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 const PENDING_ACTIVITY_STATE_STARTED = 2;
 
@@ -32,9 +33,9 @@ describe('a worker crash mid OTP send', () => {
     const handle = stack.temporal.workflow.getHandle(otpWorkflowId(otp.keys.hashKey, 'login', recipient));
 
     await waitFor(async () => {
-      const description = await handle.describe().catch(() => undefined);
-      return (description?.raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendOtpCode' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-    });
+      const { raw } = await handle.describe();
+      return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendOtpCode' && a.state === PENDING_ACTIVITY_STATE_STARTED);
+    }, 'the code send running in the first worker', { intervalMs: 50 });
     await workers[0]!.kill();
     workers.push(startWorkerProcess(stack, otp.env));
 
@@ -54,11 +55,3 @@ describe('a worker crash mid OTP send', () => {
     expect(started?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
   });
 });
-
-async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

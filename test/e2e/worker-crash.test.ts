@@ -7,6 +7,7 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 const PENDING_ACTIVITY_STATE_STARTED = 2;
 
@@ -35,7 +36,7 @@ describe('a worker crash mid-send', () => {
     await waitFor(async () => {
       const { raw } = await handle.describe();
       return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendSms' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-    });
+    }, 'the send running in the first worker', { intervalMs: 50 });
     await workers[0]!.kill();
     workers.push(startWorkerProcess(stack));
 
@@ -56,11 +57,3 @@ describe('a worker crash mid-send', () => {
     expect(sendStarted?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
   });
 });
-
-async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

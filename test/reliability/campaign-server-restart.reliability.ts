@@ -16,7 +16,8 @@ import type { RunningStack } from '../../src/stack.js';
 import { type DevServer, startDevServer } from '../../src/temporal/dev-server.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges, waitUntil } from './support/campaign-audit.js';
+import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
+import { waitFor } from '../support/wait-for.js';
 import { activityReport } from './support/histories.js';
 import { printSummary } from './support/summary.js';
 
@@ -80,7 +81,7 @@ describe('campaign through a Temporal server restart', () => {
     });
 
     // Mid-campaign: some chunks sent, most outcomes still to come.
-    await waitUntil(async () => (await smsCharges(stack)) >= RECIPIENTS * 0.3, 'a third of the audience charged', 600_000);
+    await waitFor(async () => (await smsCharges(stack)) >= RECIPIENTS * 0.3, 'a third of the audience charged', { timeoutMs: 600_000 });
     const before503 = await ingressDeliveries(stack, 503);
     const port = Number(server.address.split(':').at(-1));
     await server.stop();

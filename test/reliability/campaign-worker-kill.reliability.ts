@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges, waitUntil } from './support/campaign-audit.js';
+import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
+import { waitFor } from '../support/wait-for.js';
 import { activityReport } from './support/histories.js';
 import { printSummary } from './support/summary.js';
 
@@ -44,15 +45,15 @@ describe('campaign through worker kill -9', () => {
     let killsInFlight = 0;
     for (const share of KILL_AT) {
       const after = Math.floor(RECIPIENTS * share);
-      await waitUntil(async () => (await smsCharges(stack)) >= after, `${after} charges`, 600_000);
+      await waitFor(async () => (await smsCharges(stack)) >= after, `${after} charges`, { timeoutMs: 600_000 });
       // Prefer a kill while a chunk's send runs in the worker; after a few seconds, kill anyway.
-      const inFlight = await waitUntil(
+      const inFlight = await waitFor(
         async () => {
           const { raw } = await stack.temporal.workflow.getHandle(run.workflowId).describe();
           return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendCampaignChunk' && a.state === PENDING_ACTIVITY_STATE_STARTED);
         },
         'a chunk send in flight',
-        5_000,
+        { timeoutMs: 5_000 },
       ).then(
         () => true,
         () => false,

@@ -17,7 +17,8 @@ import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { type ChaosIngress, startChaosIngress } from './support/chaos-ingress.js';
 import { countWithFinalStatus, listMessageWorkflowRuns, reconcile, terminateQueue } from './support/message-workflows.js';
-import { chosenSeed, printSummary, seededRandom, waitUntil } from './support/summary.js';
+import { waitFor } from '../support/wait-for.js';
+import { chosenSeed, printSummary, seededRandom } from './support/summary.js';
 
 const MESSAGES = Number(process.env.MSGFLOW_CHAOS_MESSAGES ?? 10_000);
 /** One message in this many gets an awaitMessage subscriber, whose history is then checked. */
@@ -104,20 +105,21 @@ describe('webhook chaos', () => {
 
     // The provider's truth: every message final, as the carrier decided.
     const truth = new Map<string, string>();
-    await waitUntil(
+    await waitFor(
       async () => {
         truth.clear();
         for await (const message of stack.messaging.messages.list({ perPage: 200 })) truth.set(message.id, message.status);
         return truth.size === MESSAGES && [...truth.values()].every(isFinalStatus);
       },
-      { timeoutMs: 120_000, intervalMs: 5000, what: 'every message final in the sandbox' },
+      'every message final in the sandbox',
+      { timeoutMs: 120_000, intervalMs: 5000, failOnError: true },
     );
     const finalAt = Date.now();
 
     // Temporal's view, once it stops moving: all there, or no progress for two minutes.
     let seen = -1;
     let lastProgress = Date.now();
-    await waitUntil(
+    await waitFor(
       async () => {
         // A worker that died cannot make progress: fail now, with what it said last.
         if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
@@ -127,7 +129,8 @@ describe('webhook chaos', () => {
         if (count !== seen) [seen, lastProgress] = [count, Date.now()];
         return count >= MESSAGES || Date.now() - lastProgress > STALL_MS;
       },
-      { timeoutMs: APPLY_DEADLINE_MS, intervalMs: 5000, what: 'message workflows with a final status' },
+      'message workflows with a final status',
+      { timeoutMs: APPLY_DEADLINE_MS, intervalMs: 5000, failOnError: true },
     );
     const appliedAt = Date.now();
     // A last quiet moment so late duplicates, had they started new runs, are visible too.

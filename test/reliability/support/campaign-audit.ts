@@ -66,13 +66,4 @@ export async function eventsOfAllRuns(client: Client, workflowId: string, expect
   return events;
 }
 
-/** Polls `probe` until it holds; a probe that throws (a server restarting) counts as not yet. */
-export async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 export const smsCharges = async (stack: RunningStack): Promise<number> => (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;

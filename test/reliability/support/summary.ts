@@ -31,11 +31,3 @@ export function chosenSeed(): number {
   const fromEnv = Number(process.env.MSGFLOW_RELIABILITY_SEED);
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : Math.floor(Math.random() * 2 ** 31) + 1;
 }
-
-export async function waitUntil(predicate: () => Promise<boolean> | boolean, { timeoutMs, intervalMs = 500, what }: { timeoutMs: number; intervalMs?: number; what: string }): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
