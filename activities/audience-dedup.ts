@@ -55,14 +55,26 @@ export class AudienceDeduper {
    * The page at `cursor`, validated and without recipients seen on earlier pages. `key` names the campaign
    * and its source. `onProgress` is called while earlier pages are re-read (for heartbeats).
    */
-  page(key: string, read: PageReader, cursor: string | null, limit: number, firstIndex: number, signal: AbortSignal, onProgress: () => void): Promise<DedupedPage> {
+  page(
+    key: string,
+    read: PageReader,
+    cursor: string | null,
+    limit: number,
+    firstIndex: number,
+    signal: AbortSignal,
+    onProgress: () => void,
+  ): Promise<DedupedPage> {
     // One read per campaign at a time, so an activity retry racing its abandoned attempt cannot interleave.
     const previous = this.locks.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.pageUnlocked(key, read, cursor, limit, firstIndex, signal, onProgress));
+    const next = previous
+      .catch(() => undefined)
+      .then(() => this.pageUnlocked(key, read, cursor, limit, firstIndex, signal, onProgress));
     this.locks.set(key, next);
-    void next.finally(() => {
-      if (this.locks.get(key) === next) this.locks.delete(key);
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (this.locks.get(key) === next) this.locks.delete(key);
+      })
+      .catch(() => undefined);
     return next;
   }
 
@@ -83,7 +95,12 @@ export class AudienceDeduper {
     const classified = classifyEntries(page.entries, state.seen, firstIndex);
     state.cursor = page.nextCursor;
     this.remember(key, state);
-    return { ...classified, invalid: classified.invalid.slice(0, MAX_REPORTED_ITEMS), entries: page.entries.length, nextCursor: page.nextCursor };
+    return {
+      ...classified,
+      invalid: classified.invalid.slice(0, MAX_REPORTED_ITEMS),
+      entries: page.entries.length,
+      nextCursor: page.nextCursor,
+    };
   }
 
   private remember(key: string, state: SeenAt): void {
@@ -94,7 +111,13 @@ export class AudienceDeduper {
 }
 
 /** Re-reads the pages before `cursor` (with the same page size, so the cursors match) to rebuild the seen set. */
-async function rebuild(read: PageReader, cursor: string | null, limit: number, signal: AbortSignal, onProgress: () => void): Promise<SeenAt> {
+async function rebuild(
+  read: PageReader,
+  cursor: string | null,
+  limit: number,
+  signal: AbortSignal,
+  onProgress: () => void,
+): Promise<SeenAt> {
   const seen = new Set<number>();
   let position: string | null = null;
   while (position !== cursor) {
@@ -102,7 +125,10 @@ async function rebuild(read: PageReader, cursor: string | null, limit: number, s
     classifyEntries(page.entries, seen, 0);
     onProgress();
     if (page.nextCursor === null) {
-      throw audienceFailure(AUDIENCE_FAILURES.changed, 'the audience changed while the campaign ran: an earlier page position no longer exists');
+      throw audienceFailure(
+        AUDIENCE_FAILURES.changed,
+        'the audience changed while the campaign ran: an earlier page position no longer exists',
+      );
     }
     position = page.nextCursor;
   }

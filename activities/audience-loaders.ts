@@ -43,10 +43,15 @@ export type AudienceLoaders = Readonly<Record<string, AudienceLoader>>;
 
 /** Imports a module whose `audienceLoaders` (or default) export maps names to loaders. */
 export async function importAudienceLoaders(modulePath: string): Promise<AudienceLoaders> {
-  const module = (await import(pathToFileURL(resolve(modulePath)).href)) as { audienceLoaders?: unknown; default?: unknown };
+  const module = (await import(pathToFileURL(resolve(modulePath)).href)) as {
+    audienceLoaders?: unknown;
+    default?: unknown;
+  };
   const loaders = module.audienceLoaders ?? module.default;
   if (typeof loaders !== 'object' || loaders === null) {
-    throw new Error(`${modulePath} must export audienceLoaders (or a default export): an object of name -> { readPage }`);
+    throw new Error(
+      `${modulePath} must export audienceLoaders (or a default export): an object of name -> { readPage }`,
+    );
   }
   for (const [name, loader] of Object.entries(loaders)) {
     if (typeof (loader as Partial<AudienceLoader> | null)?.readPage !== 'function') {

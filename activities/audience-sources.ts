@@ -58,14 +58,21 @@ function csvColumn(header: string[], column: string | undefined): { index: numbe
   const names = header.map((h) => h.trim().toLowerCase());
   if (column) {
     const index = names.indexOf(column.trim().toLowerCase());
-    if (index < 0) throw audienceFailure(AUDIENCE_FAILURES.invalidFormat, `the CSV has no column "${column}" (columns: ${header.join(', ')})`);
+    if (index < 0)
+      throw audienceFailure(
+        AUDIENCE_FAILURES.invalidFormat,
+        `the CSV has no column "${column}" (columns: ${header.join(', ')})`,
+      );
     return { index, headerRow: true };
   }
   if (header.length > 0 && normalizeRecipient(header[0]!).ok) return { index: 0, headerRow: false };
   const index = names.findIndex((n) => /phone|mobile|msisdn|number|recipient|^to$/.test(n));
   if (index >= 0) return { index, headerRow: true };
   if (names.length === 1) return { index: 0, headerRow: true };
-  throw audienceFailure(AUDIENCE_FAILURES.invalidFormat, `no phone column found in the CSV header (${header.join(', ')}): name it with "column"`);
+  throw audienceFailure(
+    AUDIENCE_FAILURES.invalidFormat,
+    `no phone column found in the CSV header (${header.join(', ')}): name it with "column"`,
+  );
 }
 
 export function csvFields(line: string): string[] {
@@ -155,7 +162,9 @@ export async function readLines(path: string, start: number, max: number, signal
       const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
       position += bytesRead;
-      pending = pending.length ? Buffer.concat([pending, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
+      pending = pending.length
+        ? Buffer.concat([pending, buffer.subarray(0, bytesRead)])
+        : buffer.subarray(0, bytesRead);
       let from = 0;
       for (let nl = pending.indexOf(10, from); nl >= 0 && lines.length < max; nl = pending.indexOf(10, from)) {
         const line = pending.subarray(from, nl).toString('utf8').replace(/\r$/, '');
@@ -189,7 +198,8 @@ function filePageReader(path: string, format: AudienceFormat, column: string | u
       dataStart = picked.headerRow ? first.end : 0;
     }
     const start = cursor === null ? dataStart : Number(cursor);
-    if (!Number.isSafeInteger(start) || start < 0) throw audienceFailure(AUDIENCE_FAILURES.changed, 'the audience cursor is not a file offset');
+    if (!Number.isSafeInteger(start) || start < 0)
+      throw audienceFailure(AUDIENCE_FAILURES.changed, 'the audience cursor is not a file offset');
     const read = await readLines(path, start, limit, signal);
     return { entries: entriesOf(read.lines, format, column, csvIndex), nextCursor: read.eof ? null : String(read.end) };
   };
@@ -205,7 +215,13 @@ export class DownloadCache {
   constructor(private readonly capacity = 8) {}
 
   /** The entries of `url` for `campaignId`, downloading them on first use in this process. */
-  get(campaignId: string, url: string, format: AudienceFormat | undefined, column: string | undefined, signal: AbortSignal): Promise<string[]> {
+  get(
+    campaignId: string,
+    url: string,
+    format: AudienceFormat | undefined,
+    column: string | undefined,
+    signal: AbortSignal,
+  ): Promise<string[]> {
     const key = `${campaignId}\n${url}\n${format ?? ''}\n${column ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
@@ -218,7 +234,12 @@ export class DownloadCache {
   }
 }
 
-async function download(url: string, format: AudienceFormat | undefined, column: string | undefined, signal: AbortSignal): Promise<string[]> {
+async function download(
+  url: string,
+  format: AudienceFormat | undefined,
+  column: string | undefined,
+  signal: AbortSignal,
+): Promise<string[]> {
   const response = await fetch(url, { signal });
   if (!response.ok) {
     const message = `the audience URL answered ${response.status}`;
@@ -229,10 +250,15 @@ async function download(url: string, format: AudienceFormat | undefined, column:
     throw new Error(message);
   }
   const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_DOWNLOAD_BYTES) throw audienceFailure(AUDIENCE_FAILURES.unavailable, `the audience is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
+  if (length > MAX_DOWNLOAD_BYTES)
+    throw audienceFailure(AUDIENCE_FAILURES.unavailable, `the audience is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
   const text = await response.text();
-  const resolved = format ?? formatFromContentType(response.headers.get('content-type')) ?? formatFromName(new URL(url).pathname);
-  let lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+  const resolved =
+    format ?? formatFromContentType(response.headers.get('content-type')) ?? formatFromName(new URL(url).pathname);
+  let lines = text
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '');
   let csvIndex = 0;
   if (resolved === 'csv' && lines.length > 0) {
     const picked = csvColumn(csvFields(lines[0]!), column);
@@ -249,7 +275,12 @@ function formatFromContentType(type: string | null): AudienceFormat | undefined 
   return undefined;
 }
 
-function urlPageReader(url: string, format: AudienceFormat | undefined, column: string | undefined, context: SourceContext): PageReader {
+function urlPageReader(
+  url: string,
+  format: AudienceFormat | undefined,
+  column: string | undefined,
+  context: SourceContext,
+): PageReader {
   return async (cursor, limit, signal) => {
     const entries = await context.downloads.get(context.campaign.id, url, format, column, signal);
     const start = cursor === null ? 0 : Number(cursor);
@@ -272,14 +303,27 @@ function loaderPageReader(name: string, params: Record<string, unknown>, context
       );
     }
     const page = await loader.readPage({ params, cursor, limit, campaign: context.campaign, signal });
-    if (!page || !Array.isArray(page.recipients) || !(page.nextCursor === null || typeof page.nextCursor === 'string')) {
-      throw audienceFailure(AUDIENCE_FAILURES.invalidFormat, `audience loader "${name}" must return { recipients: string[], nextCursor: string | null }`);
+    if (
+      !page ||
+      !Array.isArray(page.recipients) ||
+      !(page.nextCursor === null || typeof page.nextCursor === 'string')
+    ) {
+      throw audienceFailure(
+        AUDIENCE_FAILURES.invalidFormat,
+        `audience loader "${name}" must return { recipients: string[], nextCursor: string | null }`,
+      );
     }
     if (page.recipients.length > limit) {
-      throw audienceFailure(AUDIENCE_FAILURES.invalidFormat, `audience loader "${name}" returned ${page.recipients.length} entries for a page of ${limit}`);
+      throw audienceFailure(
+        AUDIENCE_FAILURES.invalidFormat,
+        `audience loader "${name}" returned ${page.recipients.length} entries for a page of ${limit}`,
+      );
     }
     if (page.nextCursor !== null && page.nextCursor === cursor) {
-      throw audienceFailure(AUDIENCE_FAILURES.invalidFormat, `audience loader "${name}" returned the same cursor it was given`);
+      throw audienceFailure(
+        AUDIENCE_FAILURES.invalidFormat,
+        `audience loader "${name}" returned the same cursor it was given`,
+      );
     }
     return { entries: page.recipients.map(String), nextCursor: page.nextCursor };
   };

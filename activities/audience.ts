@@ -44,7 +44,11 @@ export interface AudienceActivityOptions {
 export function createAudienceActivities({ loaders = {} }: AudienceActivityOptions = {}) {
   const deduper = new AudienceDeduper();
   const downloads = new DownloadCache();
-  const context = (campaignId: string, startedAt: string): SourceContext => ({ campaign: { id: campaignId, startedAt }, loaders, downloads });
+  const context = (campaignId: string, startedAt: string): SourceContext => ({
+    campaign: { id: campaignId, startedAt },
+    loaders,
+    downloads,
+  });
   const heartbeat = () => Context.current().heartbeat();
   const signal = () => Context.current().cancellationSignal;
 

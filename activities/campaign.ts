@@ -50,7 +50,12 @@ export function createCampaignProviderActivities(client: MessagingClient) {
 
     async getCampaignBalance(): Promise<CampaignBalance> {
       const balance = await callProvider(() => client.balance.get({ signal: signal() }));
-      return { balance: balance.balance, currency: balance.currency, spendCap: balance.spend_cap, spentThisMonth: balance.spent_this_month };
+      return {
+        balance: balance.balance,
+        currency: balance.currency,
+        spendCap: balance.spend_cap,
+        spentThisMonth: balance.spent_this_month,
+      };
     },
   };
 }

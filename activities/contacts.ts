@@ -24,7 +24,13 @@ export function createContactActivities(client: MessagingClient) {
       const lookup = await callProvider(() => client.lookups.create({ number }, { signal: signal() }));
       const reason = !lookup.valid ? 'invalid_number' : !lookup.reachable ? 'unreachable' : null;
       return {
-        check: { kind: 'number', value: number, valid: reason === null, normalized: lookup.e164?.replace(/^\+/, '') ?? null, reason },
+        check: {
+          kind: 'number',
+          value: number,
+          valid: reason === null,
+          normalized: lookup.e164?.replace(/^\+/, '') ?? null,
+          reason,
+        },
         cost: lookup.cost,
         currency: lookup.currency,
       };
@@ -34,7 +40,13 @@ export function createContactActivities(client: MessagingClient) {
     async verifyEmail(email: string): Promise<CheckedContact> {
       const verification = await callProvider(() => client.email.verify({ email }, { signal: signal() }));
       return {
-        check: { kind: 'email', value: email, valid: verification.valid, normalized: verification.valid ? email : null, reason: verification.reason },
+        check: {
+          kind: 'email',
+          value: email,
+          valid: verification.valid,
+          normalized: verification.valid ? email : null,
+          reason: verification.reason,
+        },
         cost: verification.cost,
         currency: verification.currency,
       };

@@ -44,13 +44,19 @@ export function createOtpActivities(client: MessagingClient, keyRing: KeyRing | 
 
     async verifyOtpCode({ otpId, sealedCode }: VerifyOtpCodeInput): Promise<CheckedOtpCode> {
       if (!keyRing) {
-        throw ApplicationFailure.nonRetryable('this worker has no OTP key ring configured', OTP_ACTIVITY_FAILURES.keyUnavailable);
+        throw ApplicationFailure.nonRetryable(
+          'this worker has no OTP key ring configured',
+          OTP_ACTIVITY_FAILURES.keyUnavailable,
+        );
       }
       let code: string;
       try {
         code = openString(keyRing, sealedCode);
       } catch {
-        throw ApplicationFailure.nonRetryable('the sealed code cannot be opened with this key ring', OTP_ACTIVITY_FAILURES.sealInvalid);
+        throw ApplicationFailure.nonRetryable(
+          'the sealed code cannot be opened with this key ring',
+          OTP_ACTIVITY_FAILURES.sealInvalid,
+        );
       }
       const checked = await callProvider(() => client.otp.verify({ otp_id: otpId, code }, { signal: signal() }));
       // Only this session's workflow verifies this otp_id, one attempt at a time. So `used` on a retry means

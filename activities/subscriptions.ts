@@ -23,7 +23,10 @@ export function createSubscriptionActivities(temporal: Client) {
       const worker = async () => {
         while (next < providerMessageIds.length) {
           const id = providerMessageIds[next++]!;
-          await signalMessageWorkflow(temporal, taskQueue, id, subscribeSignal, { workflowId: subscriber, waitWindowMs });
+          await signalMessageWorkflow(temporal, taskQueue, id, subscribeSignal, {
+            workflowId: subscriber,
+            waitWindowMs,
+          });
           Context.current().heartbeat(next);
         }
       };

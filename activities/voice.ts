@@ -19,9 +19,14 @@ export interface VoiceCallSnapshot {
   currency: string;
 }
 
-
 function snapshotOf(call: VoiceCall): VoiceCallSnapshot {
-  return { id: call.id, status: call.status, durationSeconds: call.duration_seconds, cost: call.cost, currency: call.currency };
+  return {
+    id: call.id,
+    status: call.status,
+    durationSeconds: call.duration_seconds,
+    cost: call.cost,
+    currency: call.currency,
+  };
 }
 
 export function createVoiceActivities(client: MessagingClient) {

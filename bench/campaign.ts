@@ -89,14 +89,19 @@ async function campaignRun({ temporal, log }: BenchContext, recipients: number):
   try {
     const audience = Array.from({ length: recipients }, (_, i) => `2348${String(100_000_000 + i)}`);
     const started = performance.now();
-    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'benchmark campaign', audience: { type: 'inline', recipients: audience } });
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'benchmark campaign',
+      audience: { type: 'inline', recipients: audience },
+    });
     // One progress query at a time, awaited before the stack closes: a query still retrying on a closed
     // connection would throw from its timer.
     let query: Promise<void> = Promise.resolve();
     const progress = setInterval(() => {
       query = query.then(() =>
         run.progress().then(
-          (p) => log(`${p.sent} sent, ${Object.values(p.counts).reduce((a, b) => a + (b ?? 0), 0)} final, run ${p.runs}`),
+          (p) =>
+            log(`${p.sent} sent, ${Object.values(p.counts).reduce((a, b) => a + (b ?? 0), 0)} final, run ${p.runs}`),
           () => {},
         ),
       );
@@ -105,21 +110,33 @@ async function campaignRun({ temporal, log }: BenchContext, recipients: number):
     await query;
     const seconds = (performance.now() - started) / 1000;
     const final = Object.values(result.counts).reduce((a, b) => a + (b ?? 0), 0);
-    if (result.sent !== recipients || final !== recipients) throw new Error(`campaign ended with ${result.sent} sent and ${final} final of ${recipients}`);
+    if (result.sent !== recipients || final !== recipients)
+      throw new Error(`campaign ended with ${result.sent} sent and ${final} final of ${recipients}`);
     log(`campaign: ${recipients} messages final in ${round(seconds)} s; reading histories…`);
 
     const { events, tasks, workflows } = await historyTotals(stack.temporal, stack.taskQueue);
     await terminateRunning(stack.temporal, stack.taskQueue);
-    return { seconds, perSecond: recipients / seconds, eventsPerMessage: events / recipients, tasksPerMessage: tasks / recipients, runs: result.runs, workflows };
+    return {
+      seconds,
+      perSecond: recipients / seconds,
+      eventsPerMessage: events / recipients,
+      tasksPerMessage: tasks / recipients,
+      runs: result.runs,
+      workflows,
+    };
   } finally {
     await stack.close();
   }
 }
 
 /** History events and completed workflow tasks over every workflow run of the queue. */
-async function historyTotals(client: Client, taskQueue: string): Promise<{ events: number; tasks: number; workflows: number }> {
+async function historyTotals(
+  client: Client,
+  taskQueue: string,
+): Promise<{ events: number; tasks: number; workflows: number }> {
   const executions: Array<{ workflowId: string; runId: string }> = [];
-  for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'`, pageSize: 1000 })) executions.push({ workflowId: info.workflowId, runId: info.runId });
+  for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'`, pageSize: 1000 }))
+    executions.push({ workflowId: info.workflowId, runId: info.runId });
   let events = 0;
   let tasks = 0;
   let next = 0;
@@ -175,7 +192,11 @@ export async function trivialCeiling({ temporal }: BenchContext, count: number):
         Array.from({ length: CONCURRENCY }, async () => {
           while (next < count) {
             const n = next++;
-            const handle = await client.workflow.start('trivialWorkflow', { workflowId: `${taskQueue}-${n}`, taskQueue, args: [n] });
+            const handle = await client.workflow.start('trivialWorkflow', {
+              workflowId: `${taskQueue}-${n}`,
+              taskQueue,
+              args: [n],
+            });
             ids.push(handle.workflowId);
             if ((await handle.result()) !== n) throw new Error(`trivial workflow ${n} answered wrongly`);
           }
@@ -198,6 +219,9 @@ export async function trivialCeiling({ temporal }: BenchContext, count: number):
 
 let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
 function trivialBundle(): ReturnType<typeof bundleWorkflowCode> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: TRIVIAL_WORKFLOWS_PATH, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m) => console.error(m) } });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: TRIVIAL_WORKFLOWS_PATH,
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m) => console.error(m) },
+  });
   return bundle;
 }

@@ -33,17 +33,32 @@ export const ingressBenchmark: Benchmark = {
     const connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection, namespace: temporal.namespace });
     const secret = generateWebhookSecret();
-    const ingress = await startIngress({ verifier: standardWebhooksVerifier([secret]), signaler: temporalSignaler({ client, taskQueue }) });
+    const ingress = await startIngress({
+      verifier: standardWebhooksVerifier([secret]),
+      signaler: temporalSignaler({ client, taskQueue }),
+    });
     const run = randomUUID().slice(0, 8);
     const event = (caseName: string, i: number): MessageStatusEvent => {
       const status = FINAL_STATUSES[i % FINAL_STATUSES.length]!;
-      return { event: `message.${status}`, mobile_number: '+12025550100', provider_message_id: `bench-${run}-${caseName}-${i}`, status, timestamp: formatTimestamp(new Date()) };
+      return {
+        event: `message.${status}`,
+        mobile_number: '+12025550100',
+        provider_message_id: `bench-${run}-${caseName}-${i}`,
+        status,
+        timestamp: formatTimestamp(new Date()),
+      };
     };
     // Bodies are signed before the clock starts: signing is the provider's cost, not the ingress's.
     const signedBodies = (caseName: string, bodies: unknown[]) =>
       bodies.map((body, i) => {
         const raw = JSON.stringify(body);
-        return { raw, headers: { ...signWebhook([secret], `evt_${run}_${caseName}_${i}`, Math.floor(Date.now() / 1000), raw), 'content-type': 'application/json' } };
+        return {
+          raw,
+          headers: {
+            ...signWebhook([secret], `evt_${run}_${caseName}_${i}`, Math.floor(Date.now() / 1000), raw),
+            'content-type': 'application/json',
+          },
+        };
       });
     const deliver = async ({ raw, headers }: { raw: string; headers: Record<string, string> }) => {
       const response = await fetch(ingress.webhookUrl, { method: 'POST', headers, body: raw });
@@ -52,7 +67,11 @@ export const ingressBenchmark: Benchmark = {
     };
     const direct = (caseName: string) => (i: number) => {
       const e = event(caseName, i);
-      return signalMessageWorkflow(client, taskQueue, e.provider_message_id, statusEventSignal, { status: e.status, timestamp: e.timestamp, eventId: `direct-${i}` });
+      return signalMessageWorkflow(client, taskQueue, e.provider_message_id, statusEventSignal, {
+        status: e.status,
+        timestamp: e.timestamp,
+        eventId: `direct-${i}`,
+      });
     };
 
     try {
@@ -64,7 +83,10 @@ export const ingressBenchmark: Benchmark = {
       assertClean('ceiling', ceilingBefore);
 
       log(`ingress: ${EVENTS} single-event bodies`);
-      const singles = signedBodies('single', Array.from({ length: EVENTS }, (_, i) => event('single', i)));
+      const singles = signedBodies(
+        'single',
+        Array.from({ length: EVENTS }, (_, i) => event('single', i)),
+      );
       const single = await runLoad(singles.length, CONCURRENCY, (i) => deliver(singles[i]!));
       assertClean('ingress single', single);
 
@@ -74,7 +96,9 @@ export const ingressBenchmark: Benchmark = {
         'batch',
         Array.from({ length: batchCount }, (_, b) => ({
           type: BATCH_EVENT_TYPE,
-          events: Array.from({ length: Math.min(BATCH_SIZE, EVENTS - b * BATCH_SIZE) }, (_, i) => event('batch', b * BATCH_SIZE + i)),
+          events: Array.from({ length: Math.min(BATCH_SIZE, EVENTS - b * BATCH_SIZE) }, (_, i) =>
+            event('batch', b * BATCH_SIZE + i),
+          ),
         })),
       );
       // Each batch body already fans out into BATCH_SIZE concurrent signals inside the ingress.
@@ -101,7 +125,16 @@ export const ingressBenchmark: Benchmark = {
       return {
         title: `Ingress: signed events fully accepted per second (${EVENTS} events per case)`,
         rows: [
-          row('ceiling: direct signalWithStart (mean of before/after)', { ...ceilingBefore, perSecond: ceiling, latenciesMs: [...ceilingBefore.latenciesMs, ...ceilingAfter.latenciesMs] }, 1, CONCURRENCY),
+          row(
+            'ceiling: direct signalWithStart (mean of before/after)',
+            {
+              ...ceilingBefore,
+              perSecond: ceiling,
+              latenciesMs: [...ceilingBefore.latenciesMs, ...ceilingAfter.latenciesMs],
+            },
+            1,
+            CONCURRENCY,
+          ),
           row('  ceiling, before', ceilingBefore, 1, CONCURRENCY),
           row('  ceiling, after', ceilingAfter, 1, CONCURRENCY),
           row('ingress, single-event bodies', single, 1, CONCURRENCY),

@@ -14,7 +14,11 @@ export interface LoadResult {
   firstFailure?: string;
 }
 
-export async function runLoad(total: number, concurrency: number, operation: (index: number) => Promise<void>): Promise<LoadResult> {
+export async function runLoad(
+  total: number,
+  concurrency: number,
+  operation: (index: number) => Promise<void>,
+): Promise<LoadResult> {
   const latenciesMs: number[] = [];
   let next = 0;
   let failures = 0;
@@ -45,7 +49,10 @@ export function latencyColumns(result: LoadResult): { 'p50 ms': number; 'p99 ms'
 
 /** Throws when a run had failures: a benchmark of failing requests measures nothing. */
 export function assertClean(name: string, result: LoadResult): void {
-  if (result.failures > 0) throw new Error(`${name}: ${result.failures} of ${result.operations} operations failed (first: ${result.firstFailure})`);
+  if (result.failures > 0)
+    throw new Error(
+      `${name}: ${result.failures} of ${result.operations} operations failed (first: ${result.firstFailure})`,
+    );
 }
 
 /** Positive integer from the environment, or the default. */

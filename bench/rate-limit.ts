@@ -32,7 +32,11 @@ function countingFetch(log: RequestLog): typeof fetch {
   return async (input, init) => {
     const at = performance.now();
     const response = await fetch(input, init);
-    log.requests.push({ at, status: response.status, path: new URL(input instanceof Request ? input.url : String(input)).pathname });
+    log.requests.push({
+      at,
+      status: response.status,
+      path: new URL(input instanceof Request ? input.url : String(input)).pathname,
+    });
     return response;
   };
 }
@@ -40,7 +44,8 @@ function countingFetch(log: RequestLog): typeof fetch {
 export const rateLimitBenchmark: Benchmark = {
   name: 'rate-limit',
   async run({ temporal, log }) {
-    if (CHUNK > MAX_RECIPIENTS_PER_REQUEST) throw new Error(`MSGFLOW_BENCH_RATE_LIMIT_CHUNK must be at most ${MAX_RECIPIENTS_PER_REQUEST}`);
+    if (CHUNK > MAX_RECIPIENTS_PER_REQUEST)
+      throw new Error(`MSGFLOW_BENCH_RATE_LIMIT_CHUNK must be at most ${MAX_RECIPIENTS_PER_REQUEST}`);
     const taskQueue = `bench-rate-limit-${randomUUID()}`;
     const stack = await startStack({
       temporal,
@@ -67,7 +72,12 @@ export const rateLimitBenchmark: Benchmark = {
           namespace: temporal.namespace,
           taskQueue,
           // As `msgflow worker` does: no client-side retry, Temporal's retry policy decides.
-          messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0, fetch: countingFetch(requestLog) }),
+          messaging: new MessagingClient({
+            baseUrl: stack.sandbox.baseUrl,
+            token: stack.token,
+            maxRetries: 0,
+            fetch: countingFetch(requestLog),
+          }),
           temporal: temporalClient,
           providerRatePerMinute: LIMIT_PER_MINUTE,
           workflowBundle,
@@ -79,11 +89,19 @@ export const rateLimitBenchmark: Benchmark = {
 
       const audience = Array.from({ length: RECIPIENTS }, (_, i) => `2348${String(100_000_000 + i)}`);
       const started = performance.now();
-      const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'rate-limited campaign', audience: { type: 'inline', recipients: audience }, chunkSize: CHUNK });
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'rate-limited campaign',
+        audience: { type: 'inline', recipients: audience },
+        chunkSize: CHUNK,
+      });
       const progress = setInterval(() => log(`${requestLog.requests.length} provider requests so far`), 15_000);
       const result = await run.result().finally(() => clearInterval(progress));
       const seconds = (performance.now() - started) / 1000;
-      if (result.sent !== RECIPIENTS) throw new Error(`campaign ended with ${result.sent} sent of ${RECIPIENTS}: ${JSON.stringify(result).slice(0, 1000)}`);
+      if (result.sent !== RECIPIENTS)
+        throw new Error(
+          `campaign ended with ${result.sent} sent of ${RECIPIENTS}: ${JSON.stringify(result).slice(0, 1000)}`,
+        );
 
       const requests = requestLog.requests.filter((r) => r.at >= started);
       const rateLimited = requests.filter((r) => r.status === 429).length;
@@ -107,15 +125,27 @@ export const rateLimitBenchmark: Benchmark = {
             'vs limit': `${Math.round((100 * achievedPerMinute) / LIMIT_PER_MINUTE)}%`,
           },
           { case: '429 responses received (target 0)', value: rateLimited, 'vs limit': '' },
-          { case: 'provider requests made (successful chunk sends)', value: `${requests.length} (${sends})`, 'vs limit': '' },
+          {
+            case: 'provider requests made (successful chunk sends)',
+            value: `${requests.length} (${sends})`,
+            'vs limit': '',
+          },
           { case: 'completion time (start → all final), s', value: round(seconds), 'vs limit': '' },
-          { case: 'theoretical minimum: requests made / rate, s', value: round(minimumSeconds), 'vs limit': `${Math.round((100 * minimumSeconds) / seconds)}% of actual` },
-          { case: 'one request per recipient at the rate, s', value: round(perRecipientSeconds), 'vs limit': `${round(perRecipientSeconds / seconds)}× actual` },
+          {
+            case: 'theoretical minimum: requests made / rate, s',
+            value: round(minimumSeconds),
+            'vs limit': `${Math.round((100 * minimumSeconds) / seconds)}% of actual`,
+          },
+          {
+            case: 'one request per recipient at the rate, s',
+            value: round(perRecipientSeconds),
+            'vs limit': `${round(perRecipientSeconds / seconds)}× actual`,
+          },
         ],
         notes: [
           `requests by path: ${byPath.join(', ')}`,
           `each of the ${WORKERS} workers (in this process, own connections) declares maxTaskQueueActivitiesPerSecond = ${round(limitPerSecond, 2)} on the provider queue; the Temporal server enforces it across them`,
-          'achieved rate = (requests − 1) / time from the first to the last provider request; requests counted at the workers\' HTTP client, whatever their answer',
+          "achieved rate = (requests − 1) / time from the first to the last provider request; requests counted at the workers' HTTP client, whatever their answer",
           `sandbox at its default timings; the account's limit is the spec's ${LIMIT_PER_MINUTE}/min per token; Temporal dev server on this machine`,
         ],
       };

@@ -13,7 +13,13 @@ import { rateLimitBenchmark } from './rate-limit.js';
 import { sandboxBenchmark } from './sandbox.js';
 
 /** Every benchmark, in the order they run. */
-const BENCHMARKS: Benchmark[] = [otpBenchmark, ingressBenchmark, sandboxBenchmark, campaignBenchmark, rateLimitBenchmark];
+const BENCHMARKS: Benchmark[] = [
+  otpBenchmark,
+  ingressBenchmark,
+  sandboxBenchmark,
+  campaignBenchmark,
+  rateLimitBenchmark,
+];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const wanted = process.argv.slice(2);
@@ -24,7 +30,12 @@ if (unknown.length) {
   process.exit(2);
 }
 
-const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+const machine = {
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+};
 const temporal = await ensureTemporal(process.env);
 try {
   for (const benchmark of selected) {

@@ -33,14 +33,25 @@ export const sandboxBenchmark: Benchmark = {
       await admin.setRateLimit(account.id, 1_000_000);
       const { token } = await admin.createToken(account.id, { scopes: [...SCOPES] });
 
-      const body = JSON.stringify({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: 'Your order has shipped' });
+      const body = JSON.stringify({
+        recipients: [MAGIC_NUMBERS.delivered],
+        sender: 'ACME',
+        message: 'Your order has shipped',
+      });
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const expect = async (response: Response, status: number) => {
         const text = await response.text();
         if (response.status !== status) throw new Error(`answered ${response.status}: ${text.slice(0, 200)}`);
       };
       const send = (base: string) => async () =>
-        expect(await fetch(`${base}/sms/send`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body }), 202);
+        expect(
+          await fetch(`${base}/sms/send`, {
+            method: 'POST',
+            headers: { ...headers, 'idempotency-key': randomUUID() },
+            body,
+          }),
+          202,
+        );
       const list = (base: string) => async () => expect(await fetch(`${base}/messages?per_page=50`, { headers }), 200);
 
       // Warm-up, and enough messages that every list page is full.
@@ -55,7 +66,12 @@ export const sandboxBenchmark: Benchmark = {
         assertClean(name, result);
         return result;
       };
-      const bracketed = async (ceilingName: string, ceilingOp: () => Promise<void>, name: string, operation: () => Promise<void>) => {
+      const bracketed = async (
+        ceilingName: string,
+        ceilingOp: () => Promise<void>,
+        name: string,
+        operation: () => Promise<void>,
+      ) => {
         const before = await measure(`${ceilingName} (before)`, ceilingOp);
         const measured = await measure(name, operation);
         const after = await measure(`${ceilingName} (after)`, ceilingOp);
@@ -68,8 +84,18 @@ export const sandboxBenchmark: Benchmark = {
         };
         return { ceiling, measured };
       };
-      const sends = await bracketed('bare Express POST', send(bare.baseUrl), 'sandbox POST /sms/send', send(sandbox.baseUrl));
-      const lists = await bracketed('bare Express GET', list(bare.baseUrl), 'sandbox GET /messages', list(sandbox.baseUrl));
+      const sends = await bracketed(
+        'bare Express POST',
+        send(bare.baseUrl),
+        'sandbox POST /sms/send',
+        send(sandbox.baseUrl),
+      );
+      const lists = await bracketed(
+        'bare Express GET',
+        list(bare.baseUrl),
+        'sandbox GET /messages',
+        list(sandbox.baseUrl),
+      );
 
       const row = (name: string, result: LoadResult, ceiling: LoadResult): BenchRow => ({
         case: name,
@@ -81,7 +107,11 @@ export const sandboxBenchmark: Benchmark = {
       return {
         title: `Sandbox: requests per second beside a bare Express handler (${REQUESTS} requests per case, concurrency ${CONCURRENCY})`,
         rows: [
-          row('ceiling: bare Express POST (parse JSON, answer 202; mean of before/after)', sends.ceiling, sends.ceiling),
+          row(
+            'ceiling: bare Express POST (parse JSON, answer 202; mean of before/after)',
+            sends.ceiling,
+            sends.ceiling,
+          ),
           row('sandbox POST /sms/send (1 recipient)', sends.measured, sends.ceiling),
           row('ceiling: bare Express GET (a 50-item page; mean of before/after)', lists.ceiling, lists.ceiling),
           row('sandbox GET /messages?per_page=50', lists.measured, lists.ceiling),
@@ -123,7 +153,9 @@ async function startBareServer(): Promise<{ baseUrl: string; close(): Promise<vo
     per_page: 50,
   };
   app.post('/v1/sms/send', express.json(), (req, res) => {
-    res.status(202).json({ data: { campaign_id: 'cmp_bare', recipients: (req.body as { recipients?: unknown[] }).recipients?.length ?? 0 } });
+    res.status(202).json({
+      data: { campaign_id: 'cmp_bare', recipients: (req.body as { recipients?: unknown[] }).recipients?.length ?? 0 },
+    });
   });
   app.get('/v1/messages', (_req, res) => {
     res.json(page);

@@ -11,9 +11,7 @@ export const DATA_DIR = '.data';
 export const DEV_ENV_FILE = `${DATA_DIR}/dev.env`;
 
 const port = z.coerce.number().int().min(0).max(65535);
-const list = z
-  .string()
-  .transform((s) => s.split(/[\s,]+/).filter(Boolean));
+const list = z.string().transform((s) => s.split(/[\s,]+/).filter(Boolean));
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -80,7 +78,10 @@ export type IngressEnv = z.infer<typeof IngressEnv>;
 
 const base64Key = z
   .string()
-  .refine((s) => /^[A-Za-z0-9+/]+=*$/.test(s) && Buffer.from(s, 'base64').length >= 32, 'must be base64 of at least 32 bytes');
+  .refine(
+    (s) => /^[A-Za-z0-9+/]+=*$/.test(s) && Buffer.from(s, 'base64').length >= 32,
+    'must be base64 of at least 32 bytes',
+  );
 
 /**
  * OTP sessions (the facade, the CLI and the worker). The workflow id of a session is derived from the
@@ -94,14 +95,20 @@ export const OtpEnv = z.object({
 });
 export type OtpEnv = z.infer<typeof OtpEnv>;
 
-const millis = z.coerce.number().int().min(0).max(24 * 60 * 60 * 1000);
+const millis = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(24 * 60 * 60 * 1000);
 
 /** Express `trust proxy`: true/false, a hop count, or addresses/subnets/names such as `loopback,10.0.0.0/8`. */
 const trustProxy = z
   .string()
   .trim()
   .min(1)
-  .transform((s): boolean | number | string => (s === 'true' ? true : s === 'false' ? false : /^\d+$/.test(s) ? Number(s) : s));
+  .transform((s): boolean | number | string =>
+    s === 'true' ? true : s === 'false' ? false : /^\d+$/.test(s) ? Number(s) : s,
+  );
 
 /** `sms_segment=3,otp=5`: prices in minor units, by the names of GET /pricing. */
 const priceList = z
@@ -139,7 +146,15 @@ export const SandboxEnv = z.object({
   MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS: z
     .string()
     .transform((s) => list.parse(s).map(Number))
-    .pipe(z.array(z.number().int().min(0).max(7 * 24 * 60 * 60 * 1000)))
+    .pipe(
+      z.array(
+        z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 24 * 60 * 60 * 1000),
+      ),
+    )
     .optional(),
   MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).optional(),
   MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX: z.coerce.number().int().min(1).max(1000).optional(),
@@ -150,7 +165,12 @@ export const SandboxEnv = z.object({
   MSGFLOW_SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).optional(),
   /** POST /otp/send per minute per source IP. */
   MSGFLOW_SANDBOX_OTP_IP_LIMIT: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  MSGFLOW_SANDBOX_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).optional(),
+  MSGFLOW_SANDBOX_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(10 * 1024 * 1024)
+    .optional(),
   MSGFLOW_SANDBOX_PRICES: priceList.optional(),
   /** Where the `msgflow sandbox account|token|sender|credit|inbox|ledger` helpers find a running sandbox. */
   MSGFLOW_SANDBOX_URL: z.url().default('http://127.0.0.1:4010'),
@@ -171,7 +191,9 @@ export const CodecEnv = z.object({
   MSGFLOW_CODEC_HOST: z.string().default('127.0.0.1'),
   MSGFLOW_CODEC_PORT: port.default(4030),
   /** Accepted bearer tokens, comma-separated (the current and, while rotating, the previous); 16+ characters. */
-  MSGFLOW_CODEC_TOKEN: list.pipe(z.array(z.string().min(16, 'each token needs at least 16 characters')).min(1)).optional(),
+  MSGFLOW_CODEC_TOKEN: list
+    .pipe(z.array(z.string().min(16, 'each token needs at least 16 characters')).min(1))
+    .optional(),
   /** Browser origins allowed to call it: the Temporal UI's. */
   MSGFLOW_CODEC_CORS_ORIGINS: list.default(['http://localhost:8233', 'http://127.0.0.1:8233']),
 });

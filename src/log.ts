@@ -36,11 +36,19 @@ export function createLogger(
   }: { level?: LogLevel; showPersonalData?: boolean; write?: (line: string) => void } = {},
 ): Logger {
   const threshold = LEVELS[level] ?? LEVELS.info;
-  const log = (lvl: LogLevel) => (message: string, fields: LogFields = {}) => {
-    if (LEVELS[lvl] < threshold) return;
-    const entry = { time: new Date().toISOString(), level: lvl, component, message, ...(redact(fields, showPersonalData) as LogFields) };
-    write(JSON.stringify(entry));
-  };
+  const log =
+    (lvl: LogLevel) =>
+    (message: string, fields: LogFields = {}) => {
+      if (LEVELS[lvl] < threshold) return;
+      const entry = {
+        time: new Date().toISOString(),
+        level: lvl,
+        component,
+        message,
+        ...(redact(fields, showPersonalData) as LogFields),
+      };
+      write(JSON.stringify(entry));
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 

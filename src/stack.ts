@@ -75,7 +75,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const ratePerMinute = options.ratePerMinute ?? 120;
   const cleanups: Array<() => Promise<unknown>> = [];
   const close = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => logger.warn('cleanup failed', { error }));
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((error) => logger.warn('cleanup failed', { error }));
   };
 
   try {
@@ -83,7 +84,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     cleanups.push(() => sandbox.close());
     const admin = new SandboxAdmin({ url: sandbox.url, adminToken: sandbox.adminToken });
 
-    const { accountId, token } = await accountFor(sandbox, admin, options.reuseToken, options.initialBalance ?? 10_000_000, ratePerMinute);
+    const { accountId, token } = await accountFor(
+      sandbox,
+      admin,
+      options.reuseToken,
+      options.initialBalance ?? 10_000_000,
+      ratePerMinute,
+    );
     const messaging = new MessagingClient({ baseUrl: sandbox.baseUrl, token });
 
     const otpKeys = options.otpKeys ?? generateOtpKeys().keys;
@@ -114,7 +121,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const { worker, workerRun } =
       options.startWorker === false
         ? { worker: undefined, workerRun: new Promise<void>(() => {}) }
-        : await startWorker({ ...options, otpKeys }, temporal, new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }), ratePerMinute, cleanups, dataConverter);
+        : await startWorker(
+            { ...options, otpKeys },
+            temporal,
+            new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }),
+            ratePerMinute,
+            cleanups,
+            dataConverter,
+          );
 
     return {
       taskQueue: options.taskQueue,

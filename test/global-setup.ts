@@ -13,7 +13,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const echo = process.env.MSGFLOW_TEMPORAL_LOG ? (line: string) => process.stderr.write(`[temporal] ${line}\n`) : undefined;
+  const echo = process.env.MSGFLOW_TEMPORAL_LOG
+    ? (line: string) => process.stderr.write(`[temporal] ${line}\n`)
+    : undefined;
   const server = await ensureTemporal(process.env, echo ? { log: echo } : {});
   project.provide('temporal', { address: server.address, namespace: server.namespace });
   return () => server.stop();

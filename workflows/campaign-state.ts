@@ -8,8 +8,7 @@ import type { MessageOutcome } from './messages.js';
 
 /** Where reading the audience stands: the remaining inline list, or a source's opaque cursor. */
 export type AudienceCursor =
-  | { kind: 'list'; remaining: string[] }
-  | { kind: 'source'; cursor: string | null; exhausted: boolean };
+  { kind: 'list'; remaining: string[] } | { kind: 'source'; cursor: string | null; exhausted: boolean };
 
 /** A chunk read but not yet accepted by the provider; its number fixes its idempotency key. */
 export interface PendingChunk {
@@ -134,7 +133,10 @@ export class Outstanding {
 }
 
 /** Counts one message's outcome: its final state, or its last known state when it never reached one. */
-export function recordOutcome(state: CampaignState, outcome: Pick<MessageOutcome, 'providerMessageId' | 'status'>): void {
+export function recordOutcome(
+  state: CampaignState,
+  outcome: Pick<MessageOutcome, 'providerMessageId' | 'status'>,
+): void {
   state.counts[outcome.status] = (state.counts[outcome.status] ?? 0) + 1;
   if (!isFinalStatus(outcome.status)) recordNotFinal(state, outcome.providerMessageId);
 }

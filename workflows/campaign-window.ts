@@ -34,8 +34,15 @@ function wallClock(instant: number, timeZone: string): WallClock {
   }
   const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
   const wallMs =
-    Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second)) +
-    (instant % 1000 + 1000) % 1000;
+    Date.UTC(
+      Number(parts.year),
+      Number(parts.month) - 1,
+      Number(parts.day),
+      Number(parts.hour),
+      Number(parts.minute),
+      Number(parts.second),
+    ) +
+    (((instant % 1000) + 1000) % 1000);
   return { wallMs, weekday: WEEKDAY_INDEX[parts.weekday!] ?? 0 };
 }
 

@@ -82,10 +82,12 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     if (outstanding.settle(outcome.providerMessageId)) recordOutcome(state, outcome);
   });
   setHandler(campaignProgressQuery, () => progress());
-  const mustBeRunning = (action: string) => (..._args: unknown[]) => {
-    if (finished) throw new Error(`cannot ${action}: the campaign has finished`);
-    if (state.cancelled && action !== 'cancel') throw new Error(`cannot ${action}: the campaign is cancelled`);
-  };
+  const mustBeRunning =
+    (action: string) =>
+    (..._args: unknown[]) => {
+      if (finished) throw new Error(`cannot ${action}: the campaign has finished`);
+      if (state.cancelled && action !== 'cancel') throw new Error(`cannot ${action}: the campaign is cancelled`);
+    };
   setHandler(
     pauseCampaignUpdate,
     (request) => {
@@ -148,7 +150,8 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       currency: state.currency ?? state.estimate?.currency ?? null,
       chunks: state.chunksSent,
       estimate: state.estimate,
-      windowOpensAt: phase === 'outside-window' && windowOpensAt !== null ? new Date(windowOpensAt).toISOString() : null,
+      windowOpensAt:
+        phase === 'outside-window' && windowOpensAt !== null ? new Date(windowOpensAt).toISOString() : null,
       runs: state.runs,
       startedAt: state.startedAt,
     };
@@ -223,7 +226,11 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     const type = cause?.type ?? CAMPAIGN_FAILURES.failed;
     const message = cause?.message ?? error.cause?.message ?? error.message;
     if (state.sent === 0) {
-      throw ApplicationFailure.create({ type, message: `the campaign stopped before sending anything: ${what} failed: ${message}`, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type,
+        message: `the campaign stopped before sending anything: ${what} failed: ${message}`,
+        nonRetryable: true,
+      });
     }
     state.paused = true;
     state.pausedReason = `${type}: ${message} (while ${what}); fix the cause, then resume, or cancel`;
@@ -243,7 +250,12 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     }
     if (!(input.preflight ?? CAMPAIGN_DEFAULTS.preflight)) return;
     if (source.type !== 'inline') {
-      const scan = await audience.scanAudience({ campaignId, campaignStartedAt: state.startedAt, source, limit: chunkSize });
+      const scan = await audience.scanAudience({
+        campaignId,
+        campaignStartedAt: state.startedAt,
+        source,
+        limit: chunkSize,
+      });
       state.audienceTotal = scan.valid;
     }
     const recipients = state.audienceTotal ?? 0;
@@ -251,7 +263,15 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     const [pricing, balance] = await Promise.all([provider.getCampaignPricing(), provider.getCampaignBalance()]);
     const cost = recipients * segments * pricing.smsSegment;
     const spendCapRemaining = balance.spendCap === null ? null : Math.max(0, balance.spendCap - balance.spentThisMonth);
-    state.estimate = { recipients, segments, pricePerSegment: pricing.smsSegment, cost, currency: pricing.currency, balance: balance.balance, spendCapRemaining };
+    state.estimate = {
+      recipients,
+      segments,
+      pricePerSegment: pricing.smsSegment,
+      cost,
+      currency: pricing.currency,
+      balance: balance.balance,
+      spendCapRemaining,
+    };
     const need = `${cost} ${pricing.currency} minor units (${recipients} recipients × ${segments} segment(s) × ${pricing.smsSegment})`;
     if (cost > balance.balance) {
       throw ApplicationFailure.create({
@@ -328,13 +348,15 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
 
   /** Subscribes this campaign to each message's outcome; not awaited, so the next chunk can go meanwhile. */
   function watch(providerMessageIds: string[]): void {
-    const done: Promise<void> = subscriptions.watchMessages({ providerMessageIds, subscriber: workflowId, waitWindowMs }).then(
-      () => void pendingWatches.delete(done),
-      (error: unknown) => {
-        watchFailure ??= error;
-        pendingWatches.delete(done);
-      },
-    );
+    const done: Promise<void> = subscriptions
+      .watchMessages({ providerMessageIds, subscriber: workflowId, waitWindowMs })
+      .then(
+        () => void pendingWatches.delete(done),
+        (error: unknown) => {
+          watchFailure ??= error;
+          pendingWatches.delete(done);
+        },
+      );
     pendingWatches.set(done, providerMessageIds);
   }
 
@@ -443,7 +465,9 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
 
 function audienceCursorOf(input: CampaignInput): AudienceCursor {
   // An inline list is validated in pre-flight and then kept, already clean, in the state.
-  return input.audience.type === 'inline' ? { kind: 'list', remaining: [] } : { kind: 'source', cursor: null, exhausted: false };
+  return input.audience.type === 'inline'
+    ? { kind: 'list', remaining: [] }
+    : { kind: 'source', cursor: null, exhausted: false };
 }
 
 /** The next run gets the remaining inline recipients through its state, not the whole list again. */

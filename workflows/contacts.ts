@@ -21,7 +21,10 @@ export interface CheckContactsCarry {
 
 export const contactsProgressQuery = defineQuery<{ checked: number; total: number }>('progress');
 
-export async function checkContacts(input: CheckContactsInput, carry?: CheckContactsCarry): Promise<CheckContactsResult> {
+export async function checkContacts(
+  input: CheckContactsInput,
+  carry?: CheckContactsCarry,
+): Promise<CheckContactsResult> {
   const pending: Array<{ kind: ContactCheck['kind']; value: string }> = [
     ...input.numbers.map((value) => ({ kind: 'number' as const, value })),
     ...input.emails.map((value) => ({ kind: 'email' as const, value })),
@@ -43,13 +46,18 @@ export async function checkContacts(input: CheckContactsInput, carry?: CheckCont
     while (next < pending.length && next < perRun && !workflowInfo().continueAsNewSuggested) {
       const seq = offset + next;
       const contact = pending[next++]!;
-      const checked: CheckedContact = contact.kind === 'number' ? await provider.lookupNumber(contact.value) : await provider.verifyEmail(contact.value);
+      const checked: CheckedContact =
+        contact.kind === 'number'
+          ? await provider.lookupNumber(contact.value)
+          : await provider.verifyEmail(contact.value);
       done.push({ seq, check: checked.check });
       cost += checked.cost;
       currency ??= checked.currency;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(input.concurrency ?? CONTACT_CHECK_DEFAULT_CONCURRENCY, pending.length) }, lane));
+  await Promise.all(
+    Array.from({ length: Math.min(input.concurrency ?? CONTACT_CHECK_DEFAULT_CONCURRENCY, pending.length) }, lane),
+  );
 
   if (next < pending.length) {
     const rest = pending.slice(next);

@@ -22,10 +22,24 @@ import {
 } from '@temporalio/workflow';
 import type { CheckedOtpCode, createOtpActivities } from '../activities/otp.js';
 import { OTP_DEFAULTS, PROVIDER_OTP_TTL } from '../src/api/constants.js';
-import type { OtpSendAnswer, OtpState, OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer } from '../src/api/otp-io.js';
+import type {
+  OtpSendAnswer,
+  OtpState,
+  OtpVerificationInput,
+  OtpVerificationResult,
+  OtpVerifyAnswer,
+} from '../src/api/otp-io.js';
 import { SA } from '../src/temporal/search-attributes.js';
 import { idempotencyKey, providerTaskQueue } from './ids.js';
-import { isOtpVerifyUpdate, OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sealedCodeLength, sendUpdate, verifyUpdate } from './otp-messages.js';
+import {
+  isOtpVerifyUpdate,
+  OTP_REJECTIONS,
+  OTP_SEND_FAILED,
+  otpStateQuery,
+  sealedCodeLength,
+  sendUpdate,
+  verifyUpdate,
+} from './otp-messages.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 /**
@@ -65,7 +79,12 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
     startToCloseTimeout: '10 seconds',
     // The caller waits synchronously: a few quick tries, then an answer ("unavailable") rather than a hang.
     scheduleToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 5 },
+    retry: {
+      initialInterval: '200 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '2 seconds',
+      maximumAttempts: 5,
+    },
     priority: OTP_PRIORITY,
   });
 
@@ -96,9 +115,18 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
   });
   const sendAnswer = (answer: OtpSendAnswer['status']): OtpSendAnswer => {
     const { sends: n, sendsRemaining: left, expiresAt: expires, resendAvailableAt, lockedUntil: until } = state();
-    return { workflowId, status: answer, sends: n, sendsRemaining: left, expiresAt: expires, resendAvailableAt, lockedUntil: until };
+    return {
+      workflowId,
+      status: answer,
+      sends: n,
+      sendsRemaining: left,
+      expiresAt: expires,
+      resendAvailableAt,
+      lockedUntil: until,
+    };
   };
-  const reject = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true, details: [state()] });
+  const reject = (type: string, message: string) =>
+    ApplicationFailure.create({ type, message, nonRetryable: true, details: [state()] });
   const finished = () => status === 'verified' || status === 'expired' || status === 'failed';
   const lockSession = () => {
     status = 'locked';
@@ -140,7 +168,12 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
   };
 
   const sendFailed = (type: string) =>
-    ApplicationFailure.create({ type: OTP_SEND_FAILED, message: `the code could not be sent (${type})`, nonRetryable: true, details: [type] });
+    ApplicationFailure.create({
+      type: OTP_SEND_FAILED,
+      message: `the code could not be sent (${type})`,
+      nonRetryable: true,
+      details: [type],
+    });
 
   let firstSend: Promise<string | null> | undefined;
 
@@ -194,7 +227,10 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
 
   /** One verification; the caller holds the lock. */
   const verifyCode = async (sealedCode: string): Promise<OtpVerifyAnswer> => {
-    const answer = (s: OtpVerifyAnswer['status']): OtpVerifyAnswer => ({ status: s, attemptsRemaining: attemptsRemaining() });
+    const answer = (s: OtpVerifyAnswer['status']): OtpVerifyAnswer => ({
+      status: s,
+      attemptsRemaining: attemptsRemaining(),
+    });
     if (status === 'verified') return answer('used');
     if (status === 'locked') return answer('locked');
     if (status !== 'pending' || !otpId) return answer('expired');
@@ -244,7 +280,10 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
   // The current code's lifetime; a resend replaces the code and restarts it.
   while (status === 'pending') {
     const deadline = expiresAt;
-    const moved = await condition(() => status !== 'pending' || expiresAt !== deadline, Math.max(1, deadline - Date.now()));
+    const moved = await condition(
+      () => status !== 'pending' || expiresAt !== deadline,
+      Math.max(1, deadline - Date.now()),
+    );
     if (!moved) {
       // Behind the lock: a verification that began in time is answered before the session expires.
       await lock.run(async () => {

@@ -3,7 +3,14 @@
  * on a backoff schedule (the spec has no voice events), until a deadline. Past the deadline it reports the
  * last state it saw, with `final: false`.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  TimeoutFailure,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createVoiceActivities, VoiceCallSnapshot } from '../activities/voice.js';
 import { isFinalVoiceStatus, VOICE_CALL_DEFAULTS } from '../src/api/constants.js';
 import type { VoiceCallInput, VoiceCallResult } from '../src/api/otp-io.js';
@@ -13,11 +20,19 @@ import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import { VOICE_CALL_NOT_FINAL } from './voice-messages.js';
 
 export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult> {
-  const { deadlineMs = VOICE_CALL_DEFAULTS.deadlineMs, pollInitialMs = VOICE_CALL_DEFAULTS.pollInitialMs, pollMaxMs = VOICE_CALL_DEFAULTS.pollMaxMs, ...request } = input;
+  const {
+    deadlineMs = VOICE_CALL_DEFAULTS.deadlineMs,
+    pollInitialMs = VOICE_CALL_DEFAULTS.pollInitialMs,
+    pollMaxMs = VOICE_CALL_DEFAULTS.pollMaxMs,
+    ...request
+  } = input;
   const startedAt = Date.now();
   const { workflowId, taskQueue } = workflowInfo();
   const queue = providerTaskQueue(taskQueue);
-  const provider = proxyActivities<ReturnType<typeof createVoiceActivities>>({ ...PROVIDER_ACTIVITY_OPTIONS, taskQueue: queue });
+  const provider = proxyActivities<ReturnType<typeof createVoiceActivities>>({
+    ...PROVIDER_ACTIVITY_OPTIONS,
+    taskQueue: queue,
+  });
 
   let call = await provider.placeVoiceCall(request, idempotencyKey(workflowId, 'call'));
   if (!isFinalVoiceStatus(call.status)) {
@@ -26,7 +41,11 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
       startToCloseTimeout: '30 seconds',
       // The retry policy is the polling schedule; the deadline bounds all of it.
       scheduleToCloseTimeout: Math.max(1, deadlineMs - (Date.now() - startedAt)),
-      retry: { initialInterval: pollInitialMs, backoffCoefficient: 2, maximumInterval: Math.max(pollInitialMs, pollMaxMs) },
+      retry: {
+        initialInterval: pollInitialMs,
+        backoffCoefficient: 2,
+        maximumInterval: Math.max(pollInitialMs, pollMaxMs),
+      },
     });
     try {
       call = await poller.awaitFinalVoiceCall(call.id);
@@ -43,11 +62,21 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
   }
   const final = isFinalVoiceStatus(call.status);
   if (final) upsertSearchAttributes([{ key: SA.finalStatus, value: call.status }]);
-  return { callId: call.id, status: call.status, final, durationSeconds: call.durationSeconds, cost: call.cost, currency: call.currency };
+  return {
+    callId: call.id,
+    status: call.status,
+    final,
+    durationSeconds: call.durationSeconds,
+    cost: call.cost,
+    currency: call.currency,
+  };
 }
 
 /** The deadline ended the polling: a timeout, or the last "not final yet" when no retry fitted before it. */
 function pastDeadline(error: unknown): boolean {
   if (!(error instanceof ActivityFailure)) return false;
-  return error.cause instanceof TimeoutFailure || (error.cause instanceof ApplicationFailure && error.cause.type === VOICE_CALL_NOT_FINAL);
+  return (
+    error.cause instanceof TimeoutFailure ||
+    (error.cause instanceof ApplicationFailure && error.cause.type === VOICE_CALL_NOT_FINAL)
+  );
 }

@@ -25,7 +25,12 @@ export const CreateTokenRequest = z.strictObject({
   name: z.string().min(1).max(200).optional(),
 });
 /** The token's secret value is in this response only; the sandbox stores a hash. */
-export const CreatedToken = z.looseObject({ id: Id, token: z.string(), scopes: z.array(Scope), name: z.string().nullable() });
+export const CreatedToken = z.looseObject({
+  id: Id,
+  token: z.string(),
+  scopes: z.array(Scope),
+  name: z.string().nullable(),
+});
 export type CreatedToken = z.infer<typeof CreatedToken>;
 
 export const IpAllowlistRequest = z.strictObject({ addresses: z.array(z.union([z.ipv4(), z.ipv6()])).max(100) });

@@ -14,7 +14,11 @@ export const MAX_INLINE_RECIPIENTS = 10_000;
 
 const MAX_SIGNALS_PER_RUN = 10_000;
 
-const Millis = z.number().int().positive().max(30 * 24 * 60 * 60 * 1000);
+const Millis = z
+  .number()
+  .int()
+  .positive()
+  .max(30 * 24 * 60 * 60 * 1000);
 
 function isTimeZone(timeZone: string): boolean {
   try {
@@ -26,7 +30,11 @@ function isTimeZone(timeZone: string): boolean {
 }
 
 /** An IANA time zone name such as `Africa/Lagos` (or `UTC`). */
-export const TimeZone = z.string().min(1).max(64).refine(isTimeZone, 'is not a known IANA time zone, e.g. Africa/Lagos');
+export const TimeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(isTimeZone, 'is not a known IANA time zone, e.g. Africa/Lagos');
 
 // ---------------------------------------------------------------------------------------------------------
 // Recipients
@@ -46,7 +54,9 @@ export function normalizeRecipient(raw: string): RecipientCheck {
   else if (digits.startsWith('00')) digits = digits.slice(2);
   const checked = RecipientNumber.safeParse(digits);
   if (!checked.success) {
-    const reason = /^[1-9]\d{6,14}$/.test(digits) ? 'not a valid phone number' : 'unknown number format (expected international, e.g. +2348012345678)';
+    const reason = /^[1-9]\d{6,14}$/.test(digits)
+      ? 'not a valid phone number'
+      : 'unknown number format (expected international, e.g. +2348012345678)';
     return { ok: false, reason };
   }
   return { ok: true, digits };
@@ -84,7 +94,11 @@ export const AudienceSource = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('file'),
     /** Absolute path as the worker sees it. */
-    path: z.string().min(1).max(4096).refine((p) => p.startsWith('/'), 'must be an absolute path (the worker reads it)'),
+    path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((p) => p.startsWith('/'), 'must be an absolute path (the worker reads it)'),
     format: AudienceFormat.optional(),
     column: Column.optional(),
   }),
@@ -147,15 +161,24 @@ export const CampaignInput = z
     /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
   })
-  .refine((c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize), {
-    message: 'must be at least chunkSize',
-    path: ['maxOutstanding'],
-  })
+  .refine(
+    (c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
+    {
+      message: 'must be at least chunkSize',
+      path: ['maxOutstanding'],
+    },
+  )
   // A run receives at most about this many outcome signals; Temporal refuses signals past 10,000 per run.
-  .refine((c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) + (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) <= MAX_SIGNALS_PER_RUN, {
-    message: `maxOutstanding + maxEventsPerRun must stay within ${MAX_SIGNALS_PER_RUN} (Temporal's signals per run)`,
-    path: ['maxOutstanding'],
-  });
+  .refine(
+    (c) =>
+      (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) +
+        (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) <=
+      MAX_SIGNALS_PER_RUN,
+    {
+      message: `maxOutstanding + maxEventsPerRun must stay within ${MAX_SIGNALS_PER_RUN} (Temporal's signals per run)`,
+      path: ['maxOutstanding'],
+    },
+  );
 export type CampaignInput = z.infer<typeof CampaignInput>;
 
 /**
@@ -171,7 +194,16 @@ export const CampaignKey = z
 // ---------------------------------------------------------------------------------------------------------
 // Progress and result
 
-export const CAMPAIGN_PHASES = ['preflight', 'sending', 'throttled', 'outside-window', 'paused', 'draining', 'completed', 'cancelled'] as const;
+export const CAMPAIGN_PHASES = [
+  'preflight',
+  'sending',
+  'throttled',
+  'outside-window',
+  'paused',
+  'draining',
+  'completed',
+  'cancelled',
+] as const;
 export const CampaignPhase = z.enum(CAMPAIGN_PHASES);
 export type CampaignPhase = z.infer<typeof CampaignPhase>;
 
@@ -244,15 +276,38 @@ export type CampaignResult = z.infer<typeof CampaignResult>;
 // ---------------------------------------------------------------------------------------------------------
 // Schedules
 
-export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
+export const OVERLAP_POLICIES = [
+  'skip',
+  'buffer_one',
+  'buffer_all',
+  'cancel_other',
+  'terminate_other',
+  'allow_all',
+] as const;
 export const OverlapPolicy = z.enum(OVERLAP_POLICIES);
 export type OverlapPolicy = z.infer<typeof OverlapPolicy>;
 
-const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'] as const;
+const MONTHS = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+] as const;
 const DAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'] as const;
 
 function calendarField<T extends z.ZodType>(unit: T) {
-  const range = z.union([unit, z.strictObject({ start: unit, end: unit.optional(), step: z.number().int().positive().optional() })]);
+  const range = z.union([
+    unit,
+    z.strictObject({ start: unit, end: unit.optional(), step: z.number().int().positive().optional() }),
+  ]);
   return z.union([z.literal('*'), range, z.array(range).min(1)]).optional();
 }
 
@@ -277,12 +332,19 @@ export const ScheduleTiming = z
     /** Cron expressions (5-7 fields, or @daily, @every 1h …), read in `timeZone`. */
     cron: z.array(z.string().min(1).max(200)).optional(),
     calendars: z.array(CalendarSpec).optional(),
-    intervals: z.array(z.strictObject({ everyMs: Millis.min(1000), offsetMs: z.number().int().nonnegative().optional() })).optional(),
+    intervals: z
+      .array(z.strictObject({ everyMs: Millis.min(1000), offsetMs: z.number().int().nonnegative().optional() }))
+      .optional(),
     /** One-off: fire once at this instant (ISO 8601 with an offset). */
     at: z.iso.datetime({ offset: true }).optional(),
     timeZone: TimeZone.optional(),
     /** Random delay added to each firing (ms). */
-    jitterMs: z.number().int().nonnegative().max(24 * 60 * 60 * 1000).optional(),
+    jitterMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(24 * 60 * 60 * 1000)
+      .optional(),
     startAt: z.iso.datetime({ offset: true }).optional(),
     endAt: z.iso.datetime({ offset: true }).optional(),
   })
@@ -295,7 +357,9 @@ export const ScheduleTiming = z
   });
 export type ScheduleTiming = z.infer<typeof ScheduleTiming>;
 
-export const ScheduleId = z.string().regex(/^[A-Za-z0-9][\w.:-]{0,99}$/, 'must be 1-100 letters, digits, _ . : - (no phone numbers)');
+export const ScheduleId = z
+  .string()
+  .regex(/^[A-Za-z0-9][\w.:-]{0,99}$/, 'must be 1-100 letters, digits, _ . : - (no phone numbers)');
 
 export const SchedulePolicies = z.strictObject({
   /** What happens when a run is due while the previous one still runs. Default `skip`. */

@@ -34,7 +34,10 @@ export function formatTimestamp(date: Date): string {
 
 /** Money is always an integer amount of minor units (e.g. kobo, cents); the currency travels beside it. */
 export const MinorUnits = z.number().int().meta({ description: 'Integer amount in minor units (e.g. cents)' });
-export const Currency = z.string().regex(/^[A-Z]{3}$/).meta({ description: 'ISO 4217 code', example: 'USD' });
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .meta({ description: 'ISO 4217 code', example: 'USD' });
 
 /** Approved sender identifiers: alphanumeric (up to 11 characters) or a numeric short/long code. */
 export const SenderId = z

@@ -10,7 +10,11 @@ type JsonSchema = Record<string, unknown>;
 let components: Record<string, JsonSchema> = {};
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _, $defs, ...json } = z.toJSONSchema(schema, {
+  const {
+    $schema: _,
+    $defs,
+    ...json
+  } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',

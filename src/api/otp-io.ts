@@ -50,7 +50,12 @@ export const OtpVerificationInput = z.strictObject({
   /** Sends allowed, the first included. Default 3. */
   maxSends: z.number().int().min(1).max(10).optional(),
   /** How long a locked session keeps refusing codes and new sends. Default 900 (15 minutes). */
-  lockoutSeconds: z.number().int().min(0).max(24 * 60 * 60).optional(),
+  lockoutSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60 * 60)
+    .optional(),
 });
 export type OtpVerificationInput = z.infer<typeof OtpVerificationInput>;
 
@@ -130,7 +135,11 @@ export type OtpVerifyAnswer = z.infer<typeof OtpVerifyAnswer>;
 // Voice: the `voiceCall` workflow
 // ---------------------------------------------------------------------------------------------------
 
-const Millis = z.number().int().positive().max(24 * 60 * 60 * 1000);
+const Millis = z
+  .number()
+  .int()
+  .positive()
+  .max(24 * 60 * 60 * 1000);
 
 export const VoiceCallInput = VoiceSendRequest.extend({
   deadlineMs: Millis.optional(),
@@ -164,11 +173,21 @@ export const CheckContactsInput = z
     checksPerRun: z.number().int().min(1).max(CONTACT_CHECK_MAX).optional(),
   })
   .refine((i) => i.numbers.length + i.emails.length > 0, 'give at least one number or email')
-  .refine((i) => i.numbers.length + i.emails.length <= CONTACT_CHECK_MAX, `at most ${CONTACT_CHECK_MAX} contacts per check`);
+  .refine(
+    (i) => i.numbers.length + i.emails.length <= CONTACT_CHECK_MAX,
+    `at most ${CONTACT_CHECK_MAX} contacts per check`,
+  );
 export type CheckContactsInput = z.output<typeof CheckContactsInput>;
 
 /** Why a contact is not worth sending to (or, for `disposable`, why it is risky though valid). */
-export const ContactReason = z.enum(['invalid_number', 'unreachable', 'invalid_syntax', 'no_mx_record', 'mailbox_not_found', 'disposable']);
+export const ContactReason = z.enum([
+  'invalid_number',
+  'unreachable',
+  'invalid_syntax',
+  'no_mx_record',
+  'mailbox_not_found',
+  'disposable',
+]);
 
 export const ContactCheck = z.object({
   kind: z.enum(['number', 'email']),

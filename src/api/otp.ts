@@ -10,7 +10,13 @@ export const OtpSendRequest = z
     recipient: RecipientNumber,
     sender: SenderId.optional(),
     length: z.number().int().min(4).max(10).default(OTP_DEFAULT_LENGTH),
-    expires_in: z.number().int().min(PROVIDER_OTP_TTL.min).max(PROVIDER_OTP_TTL.max).default(OTP_DEFAULT_TTL_SECONDS).meta({ description: 'Seconds' }),
+    expires_in: z
+      .number()
+      .int()
+      .min(PROVIDER_OTP_TTL.min)
+      .max(PROVIDER_OTP_TTL.max)
+      .default(OTP_DEFAULT_TTL_SECONDS)
+      .meta({ description: 'Seconds' }),
     template: z
       .string()
       .min(6)

@@ -10,7 +10,10 @@ export const VoiceSendRequest = z
     recipient: RecipientNumber,
     message: z.string().min(1).max(1000).meta({ description: 'Text read out by text-to-speech' }),
     sender: SenderId.optional().meta({ description: 'Caller ID' }),
-    language: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/).default('en-US'),
+    language: z
+      .string()
+      .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
+      .default('en-US'),
     repeat: z.number().int().min(1).max(3).default(1),
   })
   .meta({ id: 'VoiceSendRequest' });

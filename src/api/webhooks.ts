@@ -36,6 +36,9 @@ export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** The registration result also carries the signing secret, shown only this once. */
 export const WebhookRegistration = WebhookEndpoint.extend({
-  secret: z.string().regex(/^whsec_/).meta({ description: 'Signing secret, shown once' }),
+  secret: z
+    .string()
+    .regex(/^whsec_/)
+    .meta({ description: 'Signing secret, shown once' }),
 }).meta({ id: 'WebhookRegistration' });
 export type WebhookRegistration = z.infer<typeof WebhookRegistration>;

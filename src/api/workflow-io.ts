@@ -7,7 +7,11 @@ import { Currency, Id, MinorUnits, PlusNumber, RecipientNumber, SenderId } from 
 import { MessageStatus } from './events.js';
 import { MAX_MESSAGE_LENGTH } from './sms.js';
 
-const Duration = z.number().int().positive().max(30 * 24 * 60 * 60 * 1000);
+const Duration = z
+  .number()
+  .int()
+  .positive()
+  .max(30 * 24 * 60 * 60 * 1000);
 
 /** `sendSms`: one text to one or a few recipients, waiting for each message's final state. */
 export const SendSmsInput = z.strictObject({

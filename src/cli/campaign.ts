@@ -6,9 +6,20 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { isGrpcDeadlineError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  isGrpcDeadlineError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { type Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { AudienceFormat, type CampaignProgress, type CampaignResult, normalizeRecipient, Weekday } from '../api/campaign-io.js';
+import {
+  AudienceFormat,
+  type CampaignProgress,
+  type CampaignResult,
+  normalizeRecipient,
+  Weekday,
+} from '../api/campaign-io.js';
 import { parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { InvalidWorkflowInputError, Msgflow } from '../starter/index.js';
@@ -69,16 +80,30 @@ export function addCampaignOptions(command: Command, { required }: { required: b
     .option('--url <url>', 'audience file to download when the campaign runs')
     .option('--loader <name>', 'audience loader registered with the worker (e.g. a database query)')
     .option('--loader-params <json>', 'JSON object handed to the loader')
-    .addOption(new Option('--format <format>', 'audience format when the name does not tell').choices(AudienceFormat.options))
+    .addOption(
+      new Option('--format <format>', 'audience format when the name does not tell').choices(AudienceFormat.options),
+    )
     .option('--column <name>', 'CSV column (or NDJSON field) holding the number')
     .option('--chunk-size <n>', 'recipients per send request (max 1000)', positiveInt('--chunk-size'))
-    .option('--chunks-in-flight <n>', 'send requests in flight at once (default 4, max 16)', positiveInt('--chunks-in-flight'))
+    .option(
+      '--chunks-in-flight <n>',
+      'send requests in flight at once (default 4, max 16)',
+      positiveInt('--chunks-in-flight'),
+    )
     .option('--window <HH:MM-HH:MM>', 'send only between these local times (e.g. 09:00-18:00)')
     .option('--window-time-zone <tz>', 'time zone of --window, e.g. Africa/Lagos')
     .option('--window-days <days>', 'days the window opens, e.g. mon,tue,wed,thu,fri')
-    .option('--wait-window <duration>', 'how long each message may take to reach a final state (e.g. 30m)', parseDuration)
+    .option(
+      '--wait-window <duration>',
+      'how long each message may take to reach a final state (e.g. 30m)',
+      parseDuration,
+    )
     .option('--no-preflight', 'skip the cost estimate and balance check')
-    .option('--max-outstanding <n>', 'messages awaiting a final state before sending pauses', positiveInt('--max-outstanding'));
+    .option(
+      '--max-outstanding <n>',
+      'messages awaiting a final state before sending pauses',
+      positiveInt('--max-outstanding'),
+    );
 }
 
 /** The campaign fields the flags set (only those given: `schedule update` merges them). */
@@ -94,13 +119,15 @@ export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown
   if (flags.preflight === false) fields.preflight = false;
   if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;
   if (flags.window !== undefined) fields.sendWindow = windowFrom(flags);
-  else if (flags.windowTimeZone !== undefined || flags.windowDays !== undefined) throw new CliInputError('--window-time-zone and --window-days need --window');
+  else if (flags.windowTimeZone !== undefined || flags.windowDays !== undefined)
+    throw new CliInputError('--window-time-zone and --window-days need --window');
   return fields;
 }
 
 function audienceFrom(flags: CampaignFlags): Record<string, unknown> | undefined {
   const given = (['to', 'file', 'url', 'loader'] as const).filter((k) => flags[k] !== undefined);
-  if (given.length > 1) throw new CliInputError(`give one audience: ${given.map((k) => `--${k}`).join(', ')} were all given`);
+  if (given.length > 1)
+    throw new CliInputError(`give one audience: ${given.map((k) => `--${k}`).join(', ')} were all given`);
   const format = flags.format === undefined ? {} : { format: flags.format };
   const column = flags.column === undefined ? {} : { column: flags.column };
   if (flags.to !== undefined) return { type: 'inline', recipients: recipientsFrom(flags.to) };
@@ -110,20 +137,27 @@ function audienceFrom(flags: CampaignFlags): Record<string, unknown> | undefined
     return { type: 'file', path, ...format, ...column };
   }
   if (flags.url !== undefined) return { type: 'url', url: flags.url, ...format, ...column };
-  if (flags.loader !== undefined) return { type: 'loader', name: flags.loader, params: loaderParamsFrom(flags.loaderParams) };
+  if (flags.loader !== undefined)
+    return { type: 'loader', name: flags.loader, params: loaderParamsFrom(flags.loaderParams) };
   if (flags.loaderParams !== undefined) throw new CliInputError('--loader-params needs --loader');
   return undefined;
 }
 
 /** Numbers from `--to`, each checked now: a typo is an error here rather than an "invalid" line in the result. */
 function recipientsFrom(list: string): string[] {
-  const entries = list.split(',').map((n) => n.trim()).filter(Boolean);
+  const entries = list
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new CliInputError('--to: no recipients given');
   const problems = entries.flatMap((entry, i) => {
     const check = normalizeRecipient(entry);
     return check.ok ? [] : [`"${entry}" (recipient ${i + 1}): ${check.reason}`];
   });
-  if (problems.length) throw new CliInputError(`--to: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` and ${problems.length - 5} more` : ''}`);
+  if (problems.length)
+    throw new CliInputError(
+      `--to: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` and ${problems.length - 5} more` : ''}`,
+    );
   return entries;
 }
 
@@ -135,7 +169,8 @@ function loaderParamsFrom(json: string | undefined): Record<string, unknown> | u
   } catch {
     throw new CliInputError('--loader-params must be a JSON object, e.g. {"segment":"due"}');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliInputError('--loader-params must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CliInputError('--loader-params must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -171,7 +206,10 @@ export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => P
     if (error instanceof WorkflowNotFoundError) fail(`not found: ${error.message}`, 1);
     if (error instanceof WorkflowUpdateFailedError) fail(error.cause?.message ?? error.message, 1);
     if (isGrpcDeadlineError(error)) {
-      fail(`no answer in time: the campaign's worker is down or too busy (${error.cause instanceof Error ? error.cause.message : error.message}); try again`, 1);
+      fail(
+        `no answer in time: the campaign's worker is down or too busy (${error.cause instanceof Error ? error.cause.message : error.message}); try again`,
+        1,
+      );
     }
     throw error;
   } finally {
@@ -204,14 +242,19 @@ export function formatProgress(p: CampaignProgress): string {
 export function formatResult(workflowId: string, r: CampaignResult): string[] {
   const lines = [
     `${workflowId} ${r.cancelled ? 'cancelled' : 'completed'}: ${r.sent} sent in ${r.chunks} chunk(s), cost ${r.cost}${r.currency ? ` ${r.currency}` : ''}`,
-    `  states: ${Object.entries(r.counts).map(([state, n]) => `${state} ${n}`).join(', ')}`,
+    `  states: ${Object.entries(r.counts)
+      .map(([state, n]) => `${state} ${n}`)
+      .join(', ')}`,
   ];
   if (r.duplicates) lines.push(`  duplicates skipped: ${r.duplicates}`);
   if (r.invalid.count) {
     lines.push(`  invalid recipients: ${r.invalid.count}`);
     for (const i of r.invalid.recipients.slice(0, 10)) lines.push(`    #${i.index} "${i.value}": ${i.reason}`);
   }
-  if (r.notFinal.count) lines.push(`  no final state: ${r.notFinal.count} (${r.notFinal.ids.slice(0, 10).join(', ')}${r.notFinal.count > 10 ? ', …' : ''})`);
+  if (r.notFinal.count)
+    lines.push(
+      `  no final state: ${r.notFinal.count} (${r.notFinal.ids.slice(0, 10).join(', ')}${r.notFinal.count > 10 ? ', …' : ''})`,
+    );
   return lines;
 }
 
@@ -254,7 +297,10 @@ async function printOutcome(run: CampaignRun, json: boolean | undefined): Promis
 export function registerCampaignCommands(program: Command): void {
   const campaign = program.command('campaign').description('SMS campaigns of any size (the smsCampaign workflow)');
 
-  addCampaignOptions(campaign.command('start').description('Start a campaign (or find the one already started with --key)'), { required: true })
+  addCampaignOptions(
+    campaign.command('start').description('Start a campaign (or find the one already started with --key)'),
+    { required: true },
+  )
     .option('--key <key>', 'campaign key: the workflow id is campaign:<key>; the same key never sends twice')
     .option('--wait', 'show live progress until the campaign ends, then its result')
     .option('--json', 'print the result as JSON (with --wait)')
@@ -292,7 +338,9 @@ export function registerCampaignCommands(program: Command): void {
     .description('Stop sending further chunks (messages already sent are still tracked)')
     .option('--reason <text>', 'why (shown in the progress)')
     .action(async (key: string, flags: { reason?: string }) => {
-      await withMsgflow(async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).pause(flags.reason))));
+      await withMsgflow(async (msgflow) =>
+        console.log(formatProgress(await msgflow.campaign(key).pause(flags.reason))),
+      );
     });
 
   campaign

@@ -15,23 +15,31 @@ export function generateCodecToken(): string {
 }
 
 export function registerCodecCommands(program: Command): void {
-  const codec = program.command('codec').description('Payload encryption: the codec endpoint for the Temporal UI/CLI, key and token generators');
+  const codec = program
+    .command('codec')
+    .description('Payload encryption: the codec endpoint for the Temporal UI/CLI, key and token generators');
 
   codec
     .command('serve')
-    .description('Serve POST /encode and /decode (MSGFLOW_ENCRYPTION_KEY, MSGFLOW_CODEC_TOKEN, MSGFLOW_CODEC_HOST/PORT/CORS_ORIGINS)')
+    .description(
+      'Serve POST /encode and /decode (MSGFLOW_ENCRYPTION_KEY, MSGFLOW_CODEC_TOKEN, MSGFLOW_CODEC_HOST/PORT/CORS_ORIGINS)',
+    )
     .action(async () => {
       const log = createLogger('codec');
       const server = await startCodecServerFromEnv(process.env, log);
       log.info('codec endpoint listening', { url: server.url });
-      console.log(`codec endpoint: ${server.url}  (Temporal CLI: --codec-endpoint ${server.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`);
+      console.log(
+        `codec endpoint: ${server.url}  (Temporal CLI: --codec-endpoint ${server.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
+      );
       await untilStopSignal();
       await server.close();
     });
 
   codec
     .command('key')
-    .description('Print a new random AES-256 key for MSGFLOW_ENCRYPTION_KEY (prefix it with an id, e.g. k2:<key>, to rotate)')
+    .description(
+      'Print a new random AES-256 key for MSGFLOW_ENCRYPTION_KEY (prefix it with an id, e.g. k2:<key>, to rotate)',
+    )
     .action(() => {
       console.log(generateKey());
     });

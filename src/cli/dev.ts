@@ -47,12 +47,21 @@ export function registerDevCommands(program: Command): void {
       const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
       // Personal data is encrypted in Temporal from the first run; the key and the codec token are kept in
       // dev.env, because .data/temporal.db holds histories only that key can read.
-      const encryptionKey = parseEnv(EncryptionEnv, process.env).MSGFLOW_ENCRYPTION_KEY ?? previous.MSGFLOW_ENCRYPTION_KEY ?? generateKey();
+      const encryptionKey =
+        parseEnv(EncryptionEnv, process.env).MSGFLOW_ENCRYPTION_KEY ?? previous.MSGFLOW_ENCRYPTION_KEY ?? generateKey();
       // OTP session ids hash the recipient with this key: kept in dev.env so sessions survive restarts.
-      const otpHashKey = parseEnv(OtpEnv, process.env).MSGFLOW_OTP_HASH_KEY ?? previous.MSGFLOW_OTP_HASH_KEY ?? randomBytes(32).toString('base64');
-      const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken()];
+      const otpHashKey =
+        parseEnv(OtpEnv, process.env).MSGFLOW_OTP_HASH_KEY ??
+        previous.MSGFLOW_OTP_HASH_KEY ??
+        randomBytes(32).toString('base64');
+      const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [
+        previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken(),
+      ];
       // The worker runs in this process: its runtime (JSON logs, Prometheus exporter) comes before any connection.
-      installWorkerRuntime({ metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`, logger: createLogger('worker') });
+      installWorkerRuntime({
+        metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`,
+        logger: createLogger('worker'),
+      });
 
       const codec = await startCodecServer({
         port: Number(options.codecPort),
@@ -85,7 +94,11 @@ export function registerDevCommands(program: Command): void {
         reuseToken: previous.MSGFLOW_API_TOKEN,
         logger: log,
         encryptionKey,
-        otpKeys: otpKeysFromEnv({ ...process.env, MSGFLOW_ENCRYPTION_KEY: encryptionKey, MSGFLOW_OTP_HASH_KEY: otpHashKey }),
+        otpKeys: otpKeysFromEnv({
+          ...process.env,
+          MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+          MSGFLOW_OTP_HASH_KEY: otpHashKey,
+        }),
       }).catch(async (error: unknown) => {
         await temporal.stop();
         await codec.close();
@@ -105,7 +118,13 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
       };
-      writeFileSync(DEV_ENV_FILE, `${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
+      writeFileSync(
+        DEV_ENV_FILE,
+        `${Object.entries(settings)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n')}\n`,
+        { mode: 0o600 },
+      );
 
       console.log(
         [

@@ -72,7 +72,9 @@ export function registerOtpCommands(program: Command): void {
           lockoutSeconds: numberOrUndefined(options.lockout),
         }),
       );
-      console.log(`${answer.status}  sends ${answer.sends} (${answer.sendsRemaining} left)  expires ${answer.expiresAt ?? '-'}`);
+      console.log(
+        `${answer.status}  sends ${answer.sends} (${answer.sendsRemaining} left)  expires ${answer.expiresAt ?? '-'}`,
+      );
       if (answer.resendAvailableAt) console.log(`resend available at ${answer.resendAvailableAt}`);
       if (answer.lockedUntil) console.log(`locked until ${answer.lockedUntil}`);
       console.log(`workflow ${answer.workflowId}`);
@@ -83,7 +85,9 @@ export function registerOtpCommands(program: Command): void {
     .option('--code <digits>', 'the code (read from stdin when omitted)')
     .action(async (options: PairOptions & { code?: string }) => {
       const code = options.code ?? (await text(process.stdin)).trim();
-      const answer = await withMsgflow((msgflow) => msgflow.verifyOtp({ purpose: options.purpose, recipient: digitsOf(options.to), code }));
+      const answer = await withMsgflow((msgflow) =>
+        msgflow.verifyOtp({ purpose: options.purpose, recipient: digitsOf(options.to), code }),
+      );
       console.log(`${answer.status}  attempts remaining ${answer.attemptsRemaining}`);
       if (answer.status !== 'verified') process.exitCode = NOT_VERIFIED_EXIT_CODE;
     });
@@ -91,7 +95,9 @@ export function registerOtpCommands(program: Command): void {
   pair(otp.command('status'))
     .description("Show the running session's state (no code, no number)")
     .action(async (options: PairOptions) => {
-      const state = await withMsgflow((msgflow) => msgflow.otpState({ purpose: options.purpose, recipient: digitsOf(options.to) }));
+      const state = await withMsgflow((msgflow) =>
+        msgflow.otpState({ purpose: options.purpose, recipient: digitsOf(options.to) }),
+      );
       console.log(state ? JSON.stringify(state, null, 2) : 'no running session');
     });
 }

@@ -16,21 +16,81 @@ const START_FLAGS = [
   ['--port <port>', 'MSGFLOW_SANDBOX_PORT', `TCP port, 0 for any free one (default ${DEFAULTS.port})`],
   ['--host <host>', 'MSGFLOW_SANDBOX_HOST', `interface to bind (default ${DEFAULTS.host})`],
   ['--db <path>', 'MSGFLOW_SANDBOX_DB', `SQLite file, or :memory: (default ${DEFAULTS.db})`],
-  ['--admin-token <token>', 'MSGFLOW_SANDBOX_ADMIN_TOKEN', 'admin API token, at least 16 characters (default: generated and printed)'],
-  ['--trust-proxy <value>', 'MSGFLOW_SANDBOX_TRUST_PROXY', 'Express trust proxy: true, a hop count, or addresses such as loopback (default false)'],
-  ['--tick-ms <ms>', 'MSGFLOW_SANDBOX_TICK_MS', `how often due carrier moves and webhooks are processed (default ${DEFAULTS.tickMs})`],
-  ['--send-latency-ms <ms>', 'MSGFLOW_SANDBOX_SEND_LATENCY_MS', `processing time of a charged send (default ${DEFAULTS.sendLatencyMs})`],
-  ['--carrier-submit-ms <ms>', 'MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS', `SMS queued -> sent (default ${DEFAULTS.carrier.submitMs})`],
-  ['--carrier-final-ms <ms>', 'MSGFLOW_SANDBOX_CARRIER_FINAL_MS', `SMS sent -> final state (default ${DEFAULTS.carrier.finalMs})`],
-  ['--voice-step-ms <ms>', 'MSGFLOW_SANDBOX_VOICE_STEP_MS', `each step of a voice call (default ${DEFAULTS.carrier.voiceStepMs})`],
-  ['--webhook-retry-ms <list>', 'MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS', `retry delays, comma-separated (default ${DEFAULTS.webhooks.retryScheduleMs.join(',')})`],
-  ['--webhook-timeout-ms <ms>', 'MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS', `per-attempt timeout (default ${DEFAULTS.webhooks.timeoutMs})`],
-  ['--webhook-batch-max <n>', 'MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX', `most events in one batch body (default ${DEFAULTS.webhooks.batchMax})`],
-  ['--webhook-duplicate <p>', 'MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE', 'chaos: probability 0..1 of delivering a webhook twice (default 0)'],
-  ['--webhook-max-delay-ms <ms>', 'MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS', 'chaos: random hold-back of first attempts, reorders them (default 0)'],
-  ['--rate-limit <n>', 'MSGFLOW_SANDBOX_RATE_LIMIT', `requests per minute per token (default ${DEFAULTS.defaultRatePerMinute})`],
-  ['--otp-ip-limit <n>', 'MSGFLOW_SANDBOX_OTP_IP_LIMIT', `OTP sends per minute per source IP (default ${DEFAULTS.otpPerIpPerMinute})`],
-  ['--body-limit-bytes <n>', 'MSGFLOW_SANDBOX_BODY_LIMIT_BYTES', `largest request body (default ${DEFAULTS.bodyLimitBytes})`],
+  [
+    '--admin-token <token>',
+    'MSGFLOW_SANDBOX_ADMIN_TOKEN',
+    'admin API token, at least 16 characters (default: generated and printed)',
+  ],
+  [
+    '--trust-proxy <value>',
+    'MSGFLOW_SANDBOX_TRUST_PROXY',
+    'Express trust proxy: true, a hop count, or addresses such as loopback (default false)',
+  ],
+  [
+    '--tick-ms <ms>',
+    'MSGFLOW_SANDBOX_TICK_MS',
+    `how often due carrier moves and webhooks are processed (default ${DEFAULTS.tickMs})`,
+  ],
+  [
+    '--send-latency-ms <ms>',
+    'MSGFLOW_SANDBOX_SEND_LATENCY_MS',
+    `processing time of a charged send (default ${DEFAULTS.sendLatencyMs})`,
+  ],
+  [
+    '--carrier-submit-ms <ms>',
+    'MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS',
+    `SMS queued -> sent (default ${DEFAULTS.carrier.submitMs})`,
+  ],
+  [
+    '--carrier-final-ms <ms>',
+    'MSGFLOW_SANDBOX_CARRIER_FINAL_MS',
+    `SMS sent -> final state (default ${DEFAULTS.carrier.finalMs})`,
+  ],
+  [
+    '--voice-step-ms <ms>',
+    'MSGFLOW_SANDBOX_VOICE_STEP_MS',
+    `each step of a voice call (default ${DEFAULTS.carrier.voiceStepMs})`,
+  ],
+  [
+    '--webhook-retry-ms <list>',
+    'MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS',
+    `retry delays, comma-separated (default ${DEFAULTS.webhooks.retryScheduleMs.join(',')})`,
+  ],
+  [
+    '--webhook-timeout-ms <ms>',
+    'MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS',
+    `per-attempt timeout (default ${DEFAULTS.webhooks.timeoutMs})`,
+  ],
+  [
+    '--webhook-batch-max <n>',
+    'MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX',
+    `most events in one batch body (default ${DEFAULTS.webhooks.batchMax})`,
+  ],
+  [
+    '--webhook-duplicate <p>',
+    'MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE',
+    'chaos: probability 0..1 of delivering a webhook twice (default 0)',
+  ],
+  [
+    '--webhook-max-delay-ms <ms>',
+    'MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS',
+    'chaos: random hold-back of first attempts, reorders them (default 0)',
+  ],
+  [
+    '--rate-limit <n>',
+    'MSGFLOW_SANDBOX_RATE_LIMIT',
+    `requests per minute per token (default ${DEFAULTS.defaultRatePerMinute})`,
+  ],
+  [
+    '--otp-ip-limit <n>',
+    'MSGFLOW_SANDBOX_OTP_IP_LIMIT',
+    `OTP sends per minute per source IP (default ${DEFAULTS.otpPerIpPerMinute})`,
+  ],
+  [
+    '--body-limit-bytes <n>',
+    'MSGFLOW_SANDBOX_BODY_LIMIT_BYTES',
+    `largest request body (default ${DEFAULTS.bodyLimitBytes})`,
+  ],
   ['--prices <list>', 'MSGFLOW_SANDBOX_PRICES', 'prices in minor units, e.g. sms_segment=3,otp=5'],
 ] as const;
 
@@ -54,7 +114,10 @@ export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = proces
   const e = result.data;
   const chaos =
     e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE !== undefined || e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS !== undefined
-      ? { duplicateProbability: e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE, maxExtraDelayMs: e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS }
+      ? {
+          duplicateProbability: e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE,
+          maxExtraDelayMs: e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS,
+        }
       : undefined;
   return definedOnly({
     port: e.MSGFLOW_SANDBOX_PORT,
@@ -85,10 +148,13 @@ export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = proces
 export function registerSandboxCommands(program: Command): void {
   const sandbox = program
     .command('sandbox')
-    .description('Run the provider sandbox (the default), or manage a running one\'s accounts');
+    .description("Run the provider sandbox (the default), or manage a running one's accounts");
 
-  const start = sandbox.command('start', { isDefault: true }).description('Start the sandbox (a stateful Messaging API v1)');
-  for (const [flag, variable, description] of START_FLAGS) start.addOption(new Option(flag, `${description} [${variable}]`));
+  const start = sandbox
+    .command('start', { isDefault: true })
+    .description('Start the sandbox (a stateful Messaging API v1)');
+  for (const [flag, variable, description] of START_FLAGS)
+    start.addOption(new Option(flag, `${description} [${variable}]`));
   start.action(async (flags: Flags) => {
     const running = await startSandbox(sandboxOptionsFrom(flags));
     console.log(`sandbox: ${running.baseUrl}`);
@@ -169,7 +235,11 @@ export function registerSandboxCommands(program: Command): void {
 function adminFromEnv(): SandboxAdmin {
   const env = SandboxEnv.pick({ MSGFLOW_SANDBOX_URL: true, MSGFLOW_SANDBOX_ADMIN_TOKEN: true }).safeParse(process.env);
   if (!env.success) {
-    throw new ConfigError(detailsOf(env.error).map((d) => `${d.path}: ${d.message}`).join('\n'));
+    throw new ConfigError(
+      detailsOf(env.error)
+        .map((d) => `${d.path}: ${d.message}`)
+        .join('\n'),
+    );
   }
   if (!env.data.MSGFLOW_SANDBOX_ADMIN_TOKEN) {
     throw new ConfigError('Set MSGFLOW_SANDBOX_ADMIN_TOKEN to the admin token the sandbox printed or was started with');
@@ -187,7 +257,8 @@ function explain(error: unknown): never {
     const details = (error.details ?? []).map((d) => `\n  ${d.path || '(body)'}: ${d.message}`).join('');
     throw new Error(`sandbox answered ${error.status} ${error.code}: ${error.message}${details}`);
   }
-  if (error instanceof TypeError) throw new Error(`cannot reach the sandbox (${(error.cause as Error | undefined)?.message ?? error.message})`);
+  if (error instanceof TypeError)
+    throw new Error(`cannot reach the sandbox (${(error.cause as Error | undefined)?.message ?? error.message})`);
   throw error;
 }
 
@@ -197,16 +268,24 @@ function integer(value: string): number {
 }
 
 function scopeList(value: string): Scope[] {
-  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (scopes.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`unknown scope ${unknown.join(', ') || '(none given)'}; choose from ${SCOPES.join(', ')}`);
+    throw new InvalidArgumentError(
+      `unknown scope ${unknown.join(', ') || '(none given)'}; choose from ${SCOPES.join(', ')}`,
+    );
   }
   return scopes as Scope[];
 }
 
 function camelCase(flag: string): string {
-  return flag.split(' ')[0]!.replace(/^--/, '').replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+  return flag
+    .split(' ')[0]!
+    .replace(/^--/, '')
+    .replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 }
 
 /** Drops undefined properties, so options left unset fall back to the sandbox's defaults. */

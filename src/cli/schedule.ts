@@ -7,7 +7,15 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/clien
 import { type Command, Option } from 'commander';
 import { OverlapPolicy } from '../api/campaign-io.js';
 import type { CampaignScheduleInfo, CampaignScheduleSummary } from '../starter/schedules.js';
-import { addCampaignOptions, type CampaignFlags, campaignFieldsFrom, CliInputError, fail, parseDuration, withMsgflow } from './campaign.js';
+import {
+  addCampaignOptions,
+  type CampaignFlags,
+  campaignFieldsFrom,
+  CliInputError,
+  fail,
+  parseDuration,
+  withMsgflow,
+} from './campaign.js';
 
 interface TimingFlags {
   cron?: string[];
@@ -44,7 +52,11 @@ function addTimingOptions(command: Command): Command {
 
 function addPolicyOptions(command: Command): Command {
   return command
-    .addOption(new Option('--overlap <policy>', 'when a run is due while the last still runs (default skip)').choices(OverlapPolicy.options))
+    .addOption(
+      new Option('--overlap <policy>', 'when a run is due while the last still runs (default skip)').choices(
+        OverlapPolicy.options,
+      ),
+    )
     .option('--catchup-window <duration>', 'how late a missed run may still start (e.g. 10m)', parseDuration)
     .option('--pause-on-failure', 'pause the schedule when a run fails');
 }
@@ -53,7 +65,8 @@ function timingFrom(flags: TimingFlags): Record<string, unknown> | undefined {
   const timing: Record<string, unknown> = {};
   if (flags.cron?.length) timing.cron = flags.cron;
   if (flags.calendar?.length) timing.calendars = flags.calendar.map(parseCalendar);
-  if (flags.every !== undefined) timing.intervals = [{ everyMs: flags.every, ...(flags.offset === undefined ? {} : { offsetMs: flags.offset }) }];
+  if (flags.every !== undefined)
+    timing.intervals = [{ everyMs: flags.every, ...(flags.offset === undefined ? {} : { offsetMs: flags.offset }) }];
   else if (flags.offset !== undefined) throw new CliInputError('--offset needs --every');
   if (flags.at !== undefined) timing.at = flags.at;
   if (flags.timeZone !== undefined) timing.timeZone = flags.timeZone;
@@ -117,30 +130,40 @@ async function withSchedules(fn: Parameters<typeof withMsgflow>[0]): Promise<voi
 }
 
 export function registerScheduleCommands(program: Command): void {
-  const schedule = program.command('schedule').description('Scheduled reminder campaigns (Temporal Schedules that start smsCampaign)');
+  const schedule = program
+    .command('schedule')
+    .description('Scheduled reminder campaigns (Temporal Schedules that start smsCampaign)');
 
-  const create = schedule.command('create <id>').description('Create a schedule; each run reads its audience when it starts');
+  const create = schedule
+    .command('create <id>')
+    .description('Create a schedule; each run reads its audience when it starts');
   addPolicyOptions(addTimingOptions(addCampaignOptions(create, { required: true })))
     .option('--paused', 'create it paused')
     .option('--note <text>', 'a note (e.g. why it is paused)')
     .option('--json', 'print the schedule as JSON')
-    .action(async (id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { paused?: boolean; note?: string; json?: boolean }) => {
-      await withSchedules(async (msgflow) => {
-        const timing = timingFrom(flags);
-        if (!timing) throw new CliInputError('give a timing: --cron, --calendar, --every or --at');
-        const campaign = campaignFieldsFrom(flags);
-        if (!campaign.audience) throw new CliInputError('give an audience: --file, --url or --loader (or --to for a fixed list)');
-        const info = await msgflow.campaignSchedules.create({
-          id,
-          timing: timing as never,
-          campaign: campaign as never,
-          policies: policiesFrom(flags) as never,
-          paused: flags.paused,
-          note: flags.note,
+    .action(
+      async (
+        id: string,
+        flags: CampaignFlags & TimingFlags & PolicyFlags & { paused?: boolean; note?: string; json?: boolean },
+      ) => {
+        await withSchedules(async (msgflow) => {
+          const timing = timingFrom(flags);
+          if (!timing) throw new CliInputError('give a timing: --cron, --calendar, --every or --at');
+          const campaign = campaignFieldsFrom(flags);
+          if (!campaign.audience)
+            throw new CliInputError('give an audience: --file, --url or --loader (or --to for a fixed list)');
+          const info = await msgflow.campaignSchedules.create({
+            id,
+            timing: timing as never,
+            campaign: campaign as never,
+            policies: policiesFrom(flags) as never,
+            paused: flags.paused,
+            note: flags.note,
+          });
+          console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
         });
-        console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
-      });
-    });
+      },
+    );
 
   schedule
     .command('list')
@@ -198,7 +221,9 @@ export function registerScheduleCommands(program: Command): void {
       });
     });
 
-  const update = schedule.command('update <id>').description('Change timing, campaign or policies (only the flags given)');
+  const update = schedule
+    .command('update <id>')
+    .description('Change timing, campaign or policies (only the flags given)');
   addPolicyOptions(addTimingOptions(addCampaignOptions(update, { required: false })))
     .option('--json', 'print the schedule as JSON')
     .action(async (id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { json?: boolean }) => {
@@ -209,7 +234,8 @@ export function registerScheduleCommands(program: Command): void {
           campaign: Object.keys(campaign).length ? campaign : undefined,
           policies: policiesFrom(flags),
         };
-        if (!changes.timing && !changes.campaign && !changes.policies) throw new CliInputError('nothing to update: give timing, campaign or policy flags');
+        if (!changes.timing && !changes.campaign && !changes.policies)
+          throw new CliInputError('nothing to update: give timing, campaign or policy flags');
         const info = await msgflow.campaignSchedules.update(id, changes as never);
         console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
       });

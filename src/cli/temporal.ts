@@ -26,7 +26,8 @@ interface ServerOptions {
 
 function portNumber(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError('expected a port number, 1-65535');
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidArgumentError('expected a port number, 1-65535');
   return port;
 }
 

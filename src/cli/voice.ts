@@ -47,7 +47,9 @@ export function registerVoiceCommands(program: Command): void {
         console.log(`workflow ${started.workflowId}`);
         if (options.wait) {
           const result = await started.result();
-          console.log(`${result.callId}  ${result.status}${result.final ? '' : ' (not final at the deadline)'}  ${result.durationSeconds}s  cost ${result.cost} ${result.currency}`);
+          console.log(
+            `${result.callId}  ${result.status}${result.final ? '' : ' (not final at the deadline)'}  ${result.durationSeconds}s  cost ${result.cost} ${result.currency}`,
+          );
         }
       } finally {
         await client.connection.close();

@@ -37,7 +37,9 @@ export class MessagingClient {
     const baseUrl = checkBaseUrl(options.baseUrl);
     // The token goes into a header: anything but visible ASCII would make every request fail as a "network error".
     if (typeof options.token !== 'string' || !/^[!-~]+$/.test(options.token)) {
-      throw new InvalidInputError('Invalid token: must be a non-empty string of visible ASCII characters', [{ path: 'token', message: 'must be a non-empty string of visible ASCII characters' }]);
+      throw new InvalidInputError('Invalid token: must be a non-empty string of visible ASCII characters', [
+        { path: 'token', message: 'must be a non-empty string of visible ASCII characters' },
+      ]);
     }
     const numbers = {
       maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
@@ -74,10 +76,14 @@ export class MessagingClient {
    * A client configured from MSGFLOW_API_BASE_URL and MSGFLOW_API_TOKEN (see src/config.ts); `overrides`
    * adds or replaces any option (logger, retries…).
    */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<MessagingClientOptions> = {}): MessagingClient {
+  static fromEnv(
+    env: NodeJS.ProcessEnv = process.env,
+    overrides: Partial<MessagingClientOptions> = {},
+  ): MessagingClient {
     const config = parseEnv(ProviderEnv, env);
     const token = overrides.token ?? config.MSGFLOW_API_TOKEN;
-    if (!token) throw new InvalidInputError('MSGFLOW_API_TOKEN is not set', [{ path: 'MSGFLOW_API_TOKEN', message: 'required' }]);
+    if (!token)
+      throw new InvalidInputError('MSGFLOW_API_TOKEN is not set', [{ path: 'MSGFLOW_API_TOKEN', message: 'required' }]);
     return new MessagingClient({ ...overrides, baseUrl: overrides.baseUrl ?? config.MSGFLOW_API_BASE_URL, token });
   }
 
@@ -95,7 +101,9 @@ function checkBaseUrl(value: unknown): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InvalidInputError('Invalid baseUrl: must be an absolute http(s) URL such as http://127.0.0.1:4010/v1', [{ path: 'baseUrl', message: 'must be an absolute http(s) URL' }]);
+    throw new InvalidInputError('Invalid baseUrl: must be an absolute http(s) URL such as http://127.0.0.1:4010/v1', [
+      { path: 'baseUrl', message: 'must be an absolute http(s) URL' },
+    ]);
   }
   // Paths in the route table start with "/", so the base keeps its own path but no trailing slash.
   return url.toString().replace(/\/+$/, '');

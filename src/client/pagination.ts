@@ -49,7 +49,10 @@ export class PagedList<T> implements AsyncIterable<T> {
 
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    if (!(limit >= 0)) throw new InvalidInputError('Invalid limit: must be a non-negative number', [{ path: 'limit', message: 'must be a non-negative number' }]);
+    if (!(limit >= 0))
+      throw new InvalidInputError('Invalid limit: must be a non-negative number', [
+        { path: 'limit', message: 'must be a non-negative number' },
+      ]);
     const items: T[] = [];
     if (limit === 0) return items;
     for await (const item of this) {
@@ -61,7 +64,11 @@ export class PagedList<T> implements AsyncIterable<T> {
 }
 
 /** Converts the wire list (`next_cursor`, `per_page`) into a Page. */
-export function toPage<T>(wire: { data: T[]; next_cursor: string | null; per_page?: number }, meta: ResponseMeta, requestedPerPage?: number): WithResponse<Page<T>> {
+export function toPage<T>(
+  wire: { data: T[]; next_cursor: string | null; per_page?: number },
+  meta: ResponseMeta,
+  requestedPerPage?: number,
+): WithResponse<Page<T>> {
   const perPage = typeof wire.per_page === 'number' ? wire.per_page : (requestedPerPage ?? wire.data.length);
   return withResponse({ data: wire.data, nextCursor: wire.next_cursor, perPage }, meta);
 }

@@ -26,7 +26,9 @@ export function maskText(value: string): string {
 
 /** Masks anything that looks like a phone number inside free text (e.g. a provider error message). */
 export function maskNumbersInText(text: string): string {
-  return text.replace(/\+?\d[\d ()-]{5,}\d/g, (match) => (match.replace(/\D/g, '').length >= 7 ? maskNumber(match) : match));
+  return text.replace(/\+?\d[\d ()-]{5,}\d/g, (match) =>
+    match.replace(/\D/g, '').length >= 7 ? maskNumber(match) : match,
+  );
 }
 
 /** Drops credentials and the query string of a URL; they may carry secrets. */

@@ -17,7 +17,14 @@ import {
   type ResponseHeaders,
   TimeoutError,
 } from './errors.js';
-import { headersToObject, isReplayed, parseRateLimit, parseRetryAfter, type RateLimitState, requestIdOf } from './headers.js';
+import {
+  headersToObject,
+  isReplayed,
+  parseRateLimit,
+  parseRetryAfter,
+  type RateLimitState,
+  requestIdOf,
+} from './headers.js';
 import type { LogEntry, Logger, ResponseMeta, SendOptions } from './options.js';
 import { maskNumbersInText, redact } from './redaction.js';
 import { parseJson, parsePayload, UNPARSABLE } from './response.js';
@@ -104,7 +111,8 @@ export class RequestPipeline {
       let retryAfterMs: number | undefined;
       if (outcome.kind === 'response') {
         const response = this.observe(outcome, logEntry);
-        if (outcome.status >= 200 && outcome.status < 300) return this.succeed(call.route, prepared, response, logEntry);
+        if (outcome.status >= 200 && outcome.status < 300)
+          return this.succeed(call.route, prepared, response, logEntry);
         retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
         failure = errorFromResponse({
           status: outcome.status,
@@ -150,7 +158,12 @@ export class RequestPipeline {
     return { ...outcome, requestId, rateLimit };
   }
 
-  private succeed(route: Route, prepared: Prepared, response: ReturnType<RequestPipeline['observe']>, logEntry: LogEntry): CallResult {
+  private succeed(
+    route: Route,
+    prepared: Prepared,
+    response: ReturnType<RequestPipeline['observe']>,
+    logEntry: LogEntry,
+  ): CallResult {
     const { status, headers, body, requestId, rateLimit } = response;
     const meta: ResponseMeta = { status, replayed: isReplayed(headers) };
     if (requestId !== undefined) meta.requestId = requestId;
@@ -158,7 +171,10 @@ export class RequestPipeline {
     if (rateLimit) meta.rateLimit = rateLimit;
     logEntry.replayed = meta.replayed;
 
-    const parsed = body === UNPARSABLE ? ({ ok: false, reason: 'the response is not JSON' } as const) : parsePayload(route, body, this.settings.strictResponses);
+    const parsed =
+      body === UNPARSABLE
+        ? ({ ok: false, reason: 'the response is not JSON' } as const)
+        : parsePayload(route, body, this.settings.strictResponses);
     if (parsed.ok) {
       if (parsed.issues.length > 0) logEntry.responseIssues = parsed.issues;
       this.log(logEntry);
@@ -180,7 +196,9 @@ export class RequestPipeline {
   private prepare(call: Call): Prepared {
     const { route, options = {} } = call;
     for (const [name, value] of Object.entries(call.params ?? {})) validate(Id, value, name);
-    const body: unknown = route.body ? validate(route.body, call.body, `request body for ${route.method} ${route.path}`) : undefined;
+    const body: unknown = route.body
+      ? validate(route.body, call.body, `request body for ${route.method} ${route.path}`)
+      : undefined;
     const query = new URLSearchParams();
     if (route.query) {
       const given = validateQuery(route.query, call.query ?? {}, `query for ${route.method} ${route.path}`);
@@ -191,7 +209,12 @@ export class RequestPipeline {
     if (route.idempotent) {
       idempotencyKey = options.idempotencyKey ?? randomUUID();
       if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-        throw new InvalidInputError('Invalid idempotencyKey', [{ path: 'idempotencyKey', message: 'must be 1-255 printable ASCII characters, not starting or ending with a space' }]);
+        throw new InvalidInputError('Invalid idempotencyKey', [
+          {
+            path: 'idempotencyKey',
+            message: 'must be 1-255 printable ASCII characters, not starting or ending with a space',
+          },
+        ]);
       }
     }
     requireInteger(options.timeoutMs, 'timeoutMs', 1);
@@ -228,14 +251,32 @@ export class RequestPipeline {
     try {
       const response = await this.settings.fetch(prepared.url, { ...prepared.init, signal });
       const text = await response.text();
-      return { kind: 'response', status: response.status, headers: headersToObject(response.headers), body: parseJson(text) };
+      return {
+        kind: 'response',
+        status: response.status,
+        headers: headersToObject(response.headers),
+        body: parseJson(text),
+      };
     } catch (cause) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (timeout.aborted) {
-        return { kind: 'failure', error: new TimeoutError(`No response from ${prepared.init.method} ${prepared.path} within ${options.timeoutMs ?? this.settings.timeoutMs} ms`, { cause }) };
+        return {
+          kind: 'failure',
+          error: new TimeoutError(
+            `No response from ${prepared.init.method} ${prepared.path} within ${options.timeoutMs ?? this.settings.timeoutMs} ms`,
+            { cause },
+          ),
+        };
       }
-      const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
-      return { kind: 'failure', error: new ConnectionError(`Could not reach the provider for ${prepared.init.method} ${prepared.path}: ${reason}`, { cause }) };
+      const reason =
+        cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+      return {
+        kind: 'failure',
+        error: new ConnectionError(
+          `Could not reach the provider for ${prepared.init.method} ${prepared.path}: ${reason}`,
+          { cause },
+        ),
+      };
     }
   }
 
@@ -268,5 +309,7 @@ export function definedEntries(query: Record<string, unknown>): Record<string, u
 
 function describe(error: MessagingError, logPersonalData: boolean): NonNullable<LogEntry['error']> {
   const message = logPersonalData ? error.message : maskNumbersInText(error.message);
-  return error instanceof MessagingApiError ? { type: error.name, code: error.code, message } : { type: error.name, message };
+  return error instanceof MessagingApiError
+    ? { type: error.name, code: error.code, message }
+    : { type: error.name, message };
 }

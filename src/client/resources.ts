@@ -9,7 +9,12 @@ import type { OtpSendRequest, OtpSendResult, OtpVerifyRequest, OtpVerifyResult }
 import { type Route, routes } from '../api/routes.js';
 import type { CampaignRecord, MessageRecord, SmsSendRequest, SmsSendResult } from '../api/sms.js';
 import type { VoiceCall, VoiceSendRequest } from '../api/voice.js';
-import type { WebhookCreateRequest, WebhookEndpoint, WebhookRegistration, WebhookUpdateRequest } from '../api/webhooks.js';
+import type {
+  WebhookCreateRequest,
+  WebhookEndpoint,
+  WebhookRegistration,
+  WebhookUpdateRequest,
+} from '../api/webhooks.js';
 import type { RequestOptions, SendOptions, WithResponse } from './options.js';
 import { type Page, PagedList, toPage } from './pagination.js';
 import { type Call, definedEntries, type RequestPipeline, validateQuery } from './request.js';
@@ -44,7 +49,12 @@ abstract class Resource {
   protected paginate<T>(route: Route, params: StatusListParams, options: RequestOptions = {}): PagedList<T> {
     const { perPage, cursor, ...rest } = params;
     const query = definedEntries({ ...rest, per_page: perPage });
-    if (route.query) validateQuery(route.query, { ...query, ...(cursor === undefined ? {} : { cursor }) }, `query for ${route.method} ${route.path}`);
+    if (route.query)
+      validateQuery(
+        route.query,
+        { ...query, ...(cursor === undefined ? {} : { cursor }) },
+        `query for ${route.method} ${route.path}`,
+      );
     return new PagedList<T>(async (pageCursor) => {
       const call: Call = { route, query: { ...query, cursor: pageCursor }, options };
       const { payload, meta } = await this.pipeline.call(call);

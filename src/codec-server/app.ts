@@ -24,7 +24,13 @@ export interface CodecAppOptions {
 
 const OPERATION = /^(?<prefix>.*)\/(?<op>encode|decode)\/?$/;
 
-export function createCodecApp({ codec, tokens, allowedOrigins, maxBodyBytes = 8 * 1024 * 1024, logger = silentLogger }: CodecAppOptions): express.Express {
+export function createCodecApp({
+  codec,
+  tokens,
+  allowedOrigins,
+  maxBodyBytes = 8 * 1024 * 1024,
+  logger = silentLogger,
+}: CodecAppOptions): express.Express {
   const authorized = tokenChecker(tokens);
   const origins = new Set(allowedOrigins.map((o) => o.replace(/\/+$/, '')));
   const app = express();
@@ -37,7 +43,10 @@ export function createCodecApp({ codec, tokens, allowedOrigins, maxBodyBytes = 8
     const origin = req.headers.origin;
     if (origin !== undefined) {
       if (!origins.has(origin)) {
-        return fail(res, 403, { code: 'origin_not_allowed', message: `Origin ${origin} may not call this codec endpoint` });
+        return fail(res, 403, {
+          code: 'origin_not_allowed',
+          message: `Origin ${origin} may not call this codec endpoint`,
+        });
       }
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Allow-Credentials', 'true');
@@ -61,30 +70,45 @@ export function createCodecApp({ codec, tokens, allowedOrigins, maxBodyBytes = 8
     const { prefix = '' } = OPERATION.exec(req.path)!.groups!;
     if (authorized({ header: req.headers.authorization, pathPrefix: prefix })) return next();
     res.setHeader('WWW-Authenticate', 'Bearer realm="msgflow codec"');
-    fail(res, 401, { code: 'unauthorized', message: 'A valid codec token is required (Authorization: Bearer <token>)' });
+    fail(res, 401, {
+      code: 'unauthorized',
+      message: 'A valid codec token is required (Authorization: Bearer <token>)',
+    });
   };
 
-  app.post(OPERATION, authorize, express.json({ limit: maxBodyBytes, type: () => true }), async (req: Request, res: Response) => {
-    const { op } = OPERATION.exec(req.path)!.groups!;
-    const parsed = CodecRequest.safeParse(req.body);
-    if (!parsed.success) {
-      return fail(res, 422, { code: 'validation_failed', message: 'The body must be { payloads: [...] } in proto3 JSON', details: detailsOf(parsed.error) });
-    }
-    let payloads;
-    try {
-      payloads = parsed.data.payloads.map(fromJsonPayload);
-    } catch (error) {
-      return fail(res, 422, { code: 'validation_failed', message: `A payload is not valid proto3 JSON: ${(error as Error).message}` });
-    }
-    try {
-      const result = op === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
-      res.json({ payloads: result.map(toJsonPayload) });
-    } catch (error) {
-      // Wrong or rotated-out key, altered ciphertext: the caller's data, not our fault, and worth a clear answer.
-      logger.warn('codec request failed', { op, error });
-      fail(res, 422, { code: `${op}_failed`, message: error instanceof Error ? error.message : String(error) });
-    }
-  });
+  app.post(
+    OPERATION,
+    authorize,
+    express.json({ limit: maxBodyBytes, type: () => true }),
+    async (req: Request, res: Response) => {
+      const { op } = OPERATION.exec(req.path)!.groups!;
+      const parsed = CodecRequest.safeParse(req.body);
+      if (!parsed.success) {
+        return fail(res, 422, {
+          code: 'validation_failed',
+          message: 'The body must be { payloads: [...] } in proto3 JSON',
+          details: detailsOf(parsed.error),
+        });
+      }
+      let payloads;
+      try {
+        payloads = parsed.data.payloads.map(fromJsonPayload);
+      } catch (error) {
+        return fail(res, 422, {
+          code: 'validation_failed',
+          message: `A payload is not valid proto3 JSON: ${(error as Error).message}`,
+        });
+      }
+      try {
+        const result = op === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
+        res.json({ payloads: result.map(toJsonPayload) });
+      } catch (error) {
+        // Wrong or rotated-out key, altered ciphertext: the caller's data, not our fault, and worth a clear answer.
+        logger.warn('codec request failed', { op, error });
+        fail(res, 422, { code: `${op}_failed`, message: error instanceof Error ? error.message : String(error) });
+      }
+    },
+  );
 
   app.use((req, res) => {
     fail(res, req.method === 'POST' || req.method === 'GET' ? 404 : 405, {
@@ -95,10 +119,15 @@ export function createCodecApp({ codec, tokens, allowedOrigins, maxBodyBytes = 8
 
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
-    if (status === 413) return fail(res, 413, { code: 'payload_too_large', message: `Bodies are limited to ${maxBodyBytes} bytes` });
-    if (error?.type === 'entity.parse.failed') return fail(res, 400, { code: 'invalid_json', message: 'The body is not valid JSON' });
+    if (status === 413)
+      return fail(res, 413, { code: 'payload_too_large', message: `Bodies are limited to ${maxBodyBytes} bytes` });
+    if (error?.type === 'entity.parse.failed')
+      return fail(res, 400, { code: 'invalid_json', message: 'The body is not valid JSON' });
     if (status >= 500) logger.error('codec endpoint error', { error });
-    fail(res, status, { code: status >= 500 ? 'internal_error' : 'bad_request', message: status >= 500 ? 'Internal error' : String(error?.message ?? 'Bad request') });
+    fail(res, status, {
+      code: status >= 500 ? 'internal_error' : 'bad_request',
+      message: status >= 500 ? 'Internal error' : String(error?.message ?? 'Bad request'),
+    });
   };
   app.use(onError);
   return app;

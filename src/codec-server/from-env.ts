@@ -10,7 +10,9 @@ export async function startCodecServerFromEnv(env: NodeJS.ProcessEnv, logger: Lo
   const ring = keyRingFromEnv(env);
   if (!ring) throw new ConfigError('MSGFLOW_ENCRYPTION_KEY is required: the key ring the codec endpoint decrypts with');
   if (!config.MSGFLOW_CODEC_TOKEN) {
-    throw new ConfigError('MSGFLOW_CODEC_TOKEN is required: the bearer token operators present (generate one with `msgflow codec token`)');
+    throw new ConfigError(
+      'MSGFLOW_CODEC_TOKEN is required: the bearer token operators present (generate one with `msgflow codec token`)',
+    );
   }
   return startCodecServer({
     host: config.MSGFLOW_CODEC_HOST,

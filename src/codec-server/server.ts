@@ -10,7 +10,9 @@ export interface RunningCodecServer {
   close(): Promise<void>;
 }
 
-export async function startCodecServer(options: CodecAppOptions & { host?: string; port?: number }): Promise<RunningCodecServer> {
+export async function startCodecServer(
+  options: CodecAppOptions & { host?: string; port?: number },
+): Promise<RunningCodecServer> {
   const { host = '127.0.0.1', port = 0, ...appOptions } = options;
   const { url, close } = await listen(createCodecApp(appOptions), host, port);
   return { url, uiEndpoint: `${url}/${encodeURIComponent(appOptions.tokens[0]!)}`, close };

@@ -28,7 +28,8 @@ export function parseKeyRing(spec: string): KeyRing {
       const [id, encoded] = entry.includes(':') ? (entry.split(':', 2) as [string, string]) : [`k${index}`, entry];
       const key = Buffer.from(encoded, 'base64');
       if (!/^[\w-]{1,32}$/.test(id)) throw new KeyRingError(`key id "${id}" must be 1-32 letters, digits, - or _`);
-      if (key.length !== KEY_BYTES) throw new KeyRingError(`key "${id}" must be ${KEY_BYTES} bytes, base64-encoded (got ${key.length})`);
+      if (key.length !== KEY_BYTES)
+        throw new KeyRingError(`key "${id}" must be ${KEY_BYTES} bytes, base64-encoded (got ${key.length})`);
       return [id, key] as const;
     });
   if (entries.length === 0) throw new KeyRingError('no key given');

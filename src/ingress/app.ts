@@ -69,50 +69,62 @@ export function createIngressApp({
     });
   }
 
-  app.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: maxBodyBytes }), async (req: Request, res: Response) => {
-    const started = performance.now();
-    const finish = (status: number, body: ErrorBody | { received: number }, events = 0) => {
-      hooks.onDelivery?.({ status, code: 'code' in body ? body.code : undefined, events, durationMs: performance.now() - started });
-      res.status(status).json(body);
-    };
-    const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  app.post(
+    WEBHOOK_PATH,
+    express.raw({ type: () => true, limit: maxBodyBytes }),
+    async (req: Request, res: Response) => {
+      const started = performance.now();
+      const finish = (status: number, body: ErrorBody | { received: number }, events = 0) => {
+        hooks.onDelivery?.({
+          status,
+          code: 'code' in body ? body.code : undefined,
+          events,
+          durationMs: performance.now() - started,
+        });
+        res.status(status).json(body);
+      };
+      const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 
-    const verdict = verifier.verify(req.headers, raw);
-    if (!verdict.ok) {
-      logger.warn('webhook rejected', { reason: verdict.reason });
-      return finish(401, { code: verdict.reason, message: 'The webhook signature could not be verified' });
-    }
+      const verdict = verifier.verify(req.headers, raw);
+      if (!verdict.ok) {
+        logger.warn('webhook rejected', { reason: verdict.reason });
+        return finish(401, { code: verdict.reason, message: 'The webhook signature could not be verified' });
+      }
 
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return finish(400, { code: 'invalid_json', message: 'The body is not valid JSON' });
-    }
-    const parsed = WebhookBody.safeParse(json);
-    if (!parsed.success) {
-      return finish(422, {
-        code: 'validation_failed',
-        message: 'The body is neither a message status event nor a batch of them',
-        details: detailsOf(parsed.error),
-      });
-    }
+      let json: unknown;
+      try {
+        json = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return finish(400, { code: 'invalid_json', message: 'The body is not valid JSON' });
+      }
+      const parsed = WebhookBody.safeParse(json);
+      if (!parsed.success) {
+        return finish(422, {
+          code: 'validation_failed',
+          message: 'The body is neither a message status event nor a batch of them',
+          details: detailsOf(parsed.error),
+        });
+      }
 
-    const events = eventsOf(parsed.data);
-    try {
-      await signaler.deliver(events, verdict.id);
-    } catch (error) {
-      if (!(error instanceof TemporalUnavailableError)) throw error;
-      logger.error('temporal unavailable; asking the provider to redeliver', { error, deliveryId: verdict.id });
-      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-      return finish(503, { code: 'temporal_unavailable', message: 'Try again later' }, events.length);
-    }
-    logger.debug('webhook accepted', { deliveryId: verdict.id, events: events.length });
-    finish(200, { received: events.length }, events.length);
-  });
+      const events = eventsOf(parsed.data);
+      try {
+        await signaler.deliver(events, verdict.id);
+      } catch (error) {
+        if (!(error instanceof TemporalUnavailableError)) throw error;
+        logger.error('temporal unavailable; asking the provider to redeliver', { error, deliveryId: verdict.id });
+        res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+        return finish(503, { code: 'temporal_unavailable', message: 'Try again later' }, events.length);
+      }
+      logger.debug('webhook accepted', { deliveryId: verdict.id, events: events.length });
+      finish(200, { received: events.length }, events.length);
+    },
+  );
 
   app.use((_req, res) => {
-    res.status(404).json({ code: 'not_found', message: `Only POST ${WEBHOOK_PATH}, /healthz${metrics ? ', /readyz and /metrics' : ' and /readyz'} are served` });
+    res.status(404).json({
+      code: 'not_found',
+      message: `Only POST ${WEBHOOK_PATH}, /healthz${metrics ? ', /readyz and /metrics' : ' and /readyz'} are served`,
+    });
   });
 
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
@@ -122,7 +134,10 @@ export function createIngressApp({
       return;
     }
     if (status >= 500) logger.error('ingress error', { error });
-    res.status(status).json({ code: status >= 500 ? 'internal_error' : 'bad_request', message: status >= 500 ? 'Internal error' : String(error?.message ?? 'Bad request') });
+    res.status(status).json({
+      code: status >= 500 ? 'internal_error' : 'bad_request',
+      message: status >= 500 ? 'Internal error' : String(error?.message ?? 'Bad request'),
+    });
   };
   app.use(onError);
   return app;

@@ -10,7 +10,9 @@ export interface RunningIngress {
   close(): Promise<void>;
 }
 
-export async function startIngress(options: IngressAppOptions & { host?: string; port?: number }): Promise<RunningIngress> {
+export async function startIngress(
+  options: IngressAppOptions & { host?: string; port?: number },
+): Promise<RunningIngress> {
   const { host = '127.0.0.1', port = 0, ...appOptions } = options;
   const { url, close } = await listen(createIngressApp(appOptions), host, port);
   return { url, webhookUrl: `${url}${WEBHOOK_PATH}`, close };

@@ -30,7 +30,12 @@ export interface TemporalSignalerOptions {
   attempts?: number;
 }
 
-export function temporalSignaler({ client, taskQueue, callTimeoutMs = 2000, attempts = 2 }: TemporalSignalerOptions): StatusSignaler {
+export function temporalSignaler({
+  client,
+  taskQueue,
+  callTimeoutMs = 2000,
+  attempts = 2,
+}: TemporalSignalerOptions): StatusSignaler {
   const signalOne = async (event: MessageStatusEvent, deliveryId: string) => {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -44,7 +49,9 @@ export function temporalSignaler({ client, taskQueue, callTimeoutMs = 2000, atte
         return;
       } catch (error) {
         if (attempt >= attempts) {
-          throw new TemporalUnavailableError(`Temporal did not accept the signal: ${describe(error)}`, { cause: error });
+          throw new TemporalUnavailableError(`Temporal did not accept the signal: ${describe(error)}`, {
+            cause: error,
+          });
         }
         await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
       }

@@ -11,7 +11,10 @@ export interface WebhookVerifier {
 }
 
 /** Accepts a delivery signed with any of `secrets` (current first, previous while rotating). */
-export function standardWebhooksVerifier(secrets: string[], toleranceSeconds = DEFAULT_TOLERANCE_SECONDS): WebhookVerifier {
+export function standardWebhooksVerifier(
+  secrets: string[],
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+): WebhookVerifier {
   if (secrets.length === 0) throw new Error('at least one webhook signing secret is required');
   return { verify: (headers, rawBody) => verifyWebhook(headers, rawBody, { secrets, toleranceSeconds }) };
 }

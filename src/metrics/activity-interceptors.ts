@@ -17,11 +17,17 @@ export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => 
       if (isRecord(result)) {
         if (typeof result.cost === 'number' && typeof result.currency === 'string') {
           ctx.metricMeter
-            .createCounter(METRICS.providerCharges, 'minor_units', 'Money charged by the provider, in minor units of the currency')
+            .createCounter(
+              METRICS.providerCharges,
+              'minor_units',
+              'Money charged by the provider, in minor units of the currency',
+            )
             .add(result.cost, { currency: result.currency });
         }
         if (Array.isArray(result.messages) && activity === 'sendSms') {
-          ctx.metricMeter.createCounter(METRICS.smsSent, 'messages', 'SMS messages the provider accepted').add(result.messages.length);
+          ctx.metricMeter
+            .createCounter(METRICS.smsSent, 'messages', 'SMS messages the provider accepted')
+            .add(result.messages.length);
         }
       }
       return result;

@@ -24,7 +24,9 @@ export function installWorkerRuntime({ metricsAddress, logger }: WorkerRuntimeOp
       ...(metricsAddress
         ? {
             telemetryOptions: {
-              metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true } },
+              metrics: {
+                prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true },
+              },
             },
           }
         : {}),

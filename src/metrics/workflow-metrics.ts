@@ -9,6 +9,10 @@ import { METRICS } from './names.js';
 /** One message's outcome became known (its message-status workflow decided it). */
 export function countMessageOutcome({ status, source }: Pick<MessageOutcome, 'status' | 'source'>): void {
   metricMeter
-    .createCounter(METRICS.messageOutcomes, 'messages', 'Messages whose outcome became known, by status and how it became known')
+    .createCounter(
+      METRICS.messageOutcomes,
+      'messages',
+      'Messages whose outcome became known, by status and how it became known',
+    )
     .add(1, { status, source });
 }

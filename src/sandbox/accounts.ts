@@ -34,7 +34,13 @@ export function hashToken(token: string): string {
 }
 
 export function accountJson(row: AccountRow): Account {
-  return { id: row.id, name: row.name, balance: row.balance, currency: row.currency, created_at: timestampOf(row.created_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    balance: row.balance,
+    currency: row.currency,
+    created_at: timestampOf(row.created_at),
+  };
 }
 
 export function getAccount(db: Db, id: string): AccountRow | undefined {
@@ -101,7 +107,9 @@ export function setIpAllowlist(db: Db, accountId: string, addresses: string[]): 
  * BlockList compares addresses, not strings, so `::1` and `0:0:0:0:0:0:0:1` are the same address.
  */
 export function ipAllowed(db: Db, accountId: string, ip: string | undefined): boolean {
-  const rows = db.prepare('SELECT address FROM ip_allowlist WHERE account_id = ?').all(accountId) as { address: string }[];
+  const rows = db.prepare('SELECT address FROM ip_allowlist WHERE account_id = ?').all(accountId) as {
+    address: string;
+  }[];
   if (rows.length === 0) return true;
   if (!ip) return false;
   const allowed = new BlockList();

@@ -37,7 +37,8 @@ export function createApp(ctx: SandboxContext): Express {
 
 function errorHandler(ctx: SandboxContext): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
-    const apiError = error instanceof ApiError ? error : (bodyParserError(error) ?? clientError(error) ?? internal(ctx, error));
+    const apiError =
+      error instanceof ApiError ? error : (bodyParserError(error) ?? clientError(error) ?? internal(ctx, error));
     if (res.headersSent) {
       res.end();
       return;
@@ -55,6 +56,8 @@ function clientError(error: unknown): ApiError | null {
 
 function internal(ctx: SandboxContext, error: unknown): ApiError {
   // Stack traces only: request data (numbers, texts, tokens) is never logged.
-  ctx.options.log(`sandbox: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  ctx.options.log(
+    `sandbox: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   return new ApiError('internal_error', 'The sandbox failed to handle this request');
 }

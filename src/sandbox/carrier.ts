@@ -102,7 +102,9 @@ export class Carrier {
     const now = this.now();
     return this.db.transaction(() => {
       const due = this.db
-        .prepare('SELECT seq, subject, subject_id, status FROM transitions WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?')
+        .prepare(
+          'SELECT seq, subject, subject_id, status FROM transitions WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?',
+        )
         .all(now, limit) as TransitionRow[];
       for (const t of due) {
         this.db.prepare('DELETE FROM transitions WHERE seq = ?').run(t.seq);
@@ -114,7 +116,9 @@ export class Carrier {
   }
 
   private schedule(subject: 'message' | 'voice', id: string, status: string, dueAt: number): void {
-    this.db.prepare('INSERT INTO transitions (subject, subject_id, status, due_at) VALUES (?, ?, ?, ?)').run(subject, id, status, dueAt);
+    this.db
+      .prepare('INSERT INTO transitions (subject, subject_id, status, due_at) VALUES (?, ?, ?, ?)')
+      .run(subject, id, status, dueAt);
   }
 
   private recordHistory(id: string, status: string, at: number): void {
@@ -122,9 +126,8 @@ export class Carrier {
   }
 
   private moveMessage(id: string, status: MessageStatus, now: number): void {
-    const message = this.db
-      .prepare('SELECT account_id, mobile_number, outcome FROM messages WHERE id = ?')
-      .get(id) as { account_id: string; mobile_number: string; outcome: MessageOutcome } | undefined;
+    const message = this.db.prepare('SELECT account_id, mobile_number, outcome FROM messages WHERE id = ?').get(id) as
+      { account_id: string; mobile_number: string; outcome: MessageOutcome } | undefined;
     if (!message) return;
     this.db.prepare('UPDATE messages SET status = ?, updated_at = ? WHERE id = ?').run(status, now, id);
     this.recordHistory(id, status, now);
@@ -148,17 +151,19 @@ export class Carrier {
   }
 
   private firstVoiceMove(id: string): VoiceStatus {
-    const row = this.db.prepare('SELECT outcome FROM voice_calls WHERE id = ?').get(id) as { outcome: VoiceOutcome } | undefined;
+    const row = this.db.prepare('SELECT outcome FROM voice_calls WHERE id = ?').get(id) as
+      { outcome: VoiceOutcome } | undefined;
     return row?.outcome === 'failed' ? 'failed' : 'ringing';
   }
 
   private moveCall(id: string, status: VoiceStatus, now: number): void {
-    const call = this.db
-      .prepare('SELECT outcome, message, repeat FROM voice_calls WHERE id = ?')
-      .get(id) as { outcome: VoiceOutcome; message: string; repeat: number } | undefined;
+    const call = this.db.prepare('SELECT outcome, message, repeat FROM voice_calls WHERE id = ?').get(id) as
+      { outcome: VoiceOutcome; message: string; repeat: number } | undefined;
     if (!call) return;
     const duration = status === 'completed' ? callDurationSeconds(call.message, call.repeat) : 0;
-    this.db.prepare('UPDATE voice_calls SET status = ?, duration_seconds = ?, updated_at = ? WHERE id = ?').run(status, duration, now, id);
+    this.db
+      .prepare('UPDATE voice_calls SET status = ?, duration_seconds = ?, updated_at = ? WHERE id = ?')
+      .run(status, duration, now, id);
     this.recordHistory(id, status, now);
     const next = nextVoiceStatus(status, call.outcome);
     if (next) this.schedule('voice', id, next, now + this.timing.voiceStepMs);

@@ -22,7 +22,8 @@ export function lookupNumber(number: string): LookupAnswer {
   // Digits only (the API's usual form) are read as international; anything else as written, e.g. "+1 202-555-0100".
   const written = /^\d+$/.test(number) ? `+${number}` : number;
   const parsed = parsePhoneNumberFromString(written);
-  if (!parsed || !parsed.isValid()) return { valid: false, e164: null, country: null, line_type: null, reachable: false };
+  if (!parsed || !parsed.isValid())
+    return { valid: false, e164: null, country: null, line_type: null, reachable: false };
   const e164 = parsed.number;
   return {
     valid: true,
@@ -72,7 +73,8 @@ export type EmailAnswer = {
 const EMAIL_SYNTAX = /^[^\s@]{1,64}@(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 export function verifyEmail(email: string): EmailAnswer {
-  if (!EMAIL_SYNTAX.test(email)) return { valid: false, result: 'undeliverable', reason: 'invalid_syntax', disposable: false };
+  if (!EMAIL_SYNTAX.test(email))
+    return { valid: false, result: 'undeliverable', reason: 'invalid_syntax', disposable: false };
   const at = email.lastIndexOf('@');
   const local = email.slice(0, at).toLowerCase();
   const domain = email.slice(at + 1).toLowerCase();

@@ -22,18 +22,27 @@ export class CursorCodec {
   private readonly key: Buffer;
 
   constructor(db: Db) {
-    this.key = Buffer.from(persistentSetting(db, 'cursor_secret', () => randomBytes(32).toString('base64')), 'base64');
+    this.key = Buffer.from(
+      persistentSetting(db, 'cursor_secret', () => randomBytes(32).toString('base64')),
+      'base64',
+    );
   }
 
   encode(accountId: string, list: string, lastSeq: number): string {
-    const payload = Buffer.from(JSON.stringify({ a: accountId, l: list, s: lastSeq } satisfies CursorPayload)).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ a: accountId, l: list, s: lastSeq } satisfies CursorPayload)).toString(
+      'base64url',
+    );
     return `${payload}.${this.sign(payload).toString('base64url')}`;
   }
 
   /** The seq to continue below; 400 invalid_cursor for anything not issued by us for this account and list. */
   decode(cursor: string, accountId: string, list: string): number {
     const [payload, signature, ...rest] = cursor.split('.');
-    const invalid = () => new ApiError('invalid_cursor', 'The cursor is not valid here; pass next_cursor back unchanged, with the same filters');
+    const invalid = () =>
+      new ApiError(
+        'invalid_cursor',
+        'The cursor is not valid here; pass next_cursor back unchanged, with the same filters',
+      );
     if (!payload || !signature || rest.length > 0) throw invalid();
     const expected = this.sign(payload);
     const given = Buffer.from(signature, 'base64url');

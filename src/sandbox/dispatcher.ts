@@ -28,7 +28,8 @@ interface AttemptPlan {
   duplicate: boolean;
 }
 
-type AttemptResult = { ok: true; status: number } | { ok: false; status: number | null; error: string; retryAfterMs: number | null };
+type AttemptResult =
+  { ok: true; status: number } | { ok: false; status: number | null; error: string; retryAfterMs: number | null };
 
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -109,11 +110,15 @@ export class WebhookDispatcher {
         ok: false,
         status: response.status,
         error: `HTTP ${response.status}`,
-        retryAfterMs: response.status === 429 || response.status === 503 ? retryAfterMs(response.headers.get('retry-after'), this.now()) : null,
+        retryAfterMs:
+          response.status === 429 || response.status === 503
+            ? retryAfterMs(response.headers.get('retry-after'), this.now())
+            : null,
       };
     } catch (error) {
       const name = error instanceof Error ? error.name : '';
-      const message = name === 'TimeoutError' ? `timed out after ${this.timing.timeoutMs} ms` : describeNetworkError(error);
+      const message =
+        name === 'TimeoutError' ? `timed out after ${this.timing.timeoutMs} ms` : describeNetworkError(error);
       return { ok: false, status: null, error: message, retryAfterMs: null };
     }
   }
@@ -122,7 +127,9 @@ export class WebhookDispatcher {
     const attempts = delivery.attempts + 1;
     if (result.ok) {
       this.db
-        .prepare("UPDATE deliveries SET state = 'delivered', attempts = ?, last_status = ?, last_error = NULL WHERE id = ?")
+        .prepare(
+          "UPDATE deliveries SET state = 'delivered', attempts = ?, last_status = ?, last_error = NULL WHERE id = ?",
+        )
         .run(attempts, result.status, delivery.id);
       return;
     }
@@ -167,9 +174,13 @@ function describeNetworkError(error: unknown): string {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -52,7 +52,9 @@ export class IdempotencyStore {
   claim(accountId: string, key: string, hash: string, now: number): Claim {
     return this.db.transaction((): Claim => {
       const row = this.db
-        .prepare('SELECT request_hash, state, status_code, response, expires_at FROM idempotency_keys WHERE account_id = ? AND key = ?')
+        .prepare(
+          'SELECT request_hash, state, status_code, response, expires_at FROM idempotency_keys WHERE account_id = ? AND key = ?',
+        )
         .get(accountId, key) as KeyRow | undefined;
       if (row && row.expires_at > now) {
         if (row.request_hash !== hash) {
@@ -62,7 +64,10 @@ export class IdempotencyStore {
           );
         }
         if (row.state === 'in_progress') {
-          throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly');
+          throw new ApiError(
+            'idempotency_in_progress',
+            'A request with this Idempotency-Key is still in progress; retry shortly',
+          );
         }
         return { kind: 'replay', response: { status: row.status_code!, body: JSON.parse(row.response!) } };
       }
@@ -81,12 +86,16 @@ export class IdempotencyStore {
   /** Records the response; call inside the transaction that performed the action. */
   complete(accountId: string, key: string, response: StoredResponse): void {
     this.db
-      .prepare("UPDATE idempotency_keys SET state = 'done', status_code = ?, response = ? WHERE account_id = ? AND key = ?")
+      .prepare(
+        "UPDATE idempotency_keys SET state = 'done', status_code = ?, response = ? WHERE account_id = ? AND key = ?",
+      )
       .run(response.status, JSON.stringify(response.body), accountId, key);
   }
 
   release(accountId: string, key: string): void {
-    this.db.prepare("DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'in_progress'").run(accountId, key);
+    this.db
+      .prepare("DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'in_progress'")
+      .run(accountId, key);
   }
 
   /** Startup: drop claims whose request died with the previous process, and keys past their 24 hours. */

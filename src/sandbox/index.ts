@@ -49,7 +49,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     cursors: new CursorCodec(db),
     idempotency,
     limiter: new RateLimiter(),
-    otpKey: Buffer.from(persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')), 'base64'),
+    otpKey: Buffer.from(
+      persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')),
+      'base64',
+    ),
   };
   const dispatcher = new WebhookDispatcher(db, opts.webhooks, now, opts.log);
 

@@ -107,7 +107,9 @@ export function messageJson(row: MessageRow, history?: { status: string; at: str
 
 export function campaignJson(db: Db, row: CampaignRow): CampaignRecord {
   const counts: Record<string, number> = {};
-  const rows = db.prepare('SELECT status, COUNT(*) AS n FROM messages WHERE campaign_id = ? GROUP BY status').all(row.id) as {
+  const rows = db
+    .prepare('SELECT status, COUNT(*) AS n FROM messages WHERE campaign_id = ? GROUP BY status')
+    .all(row.id) as {
     status: string;
     n: number;
   }[];

@@ -18,7 +18,9 @@ export interface Charge {
 /** What the account spent since the start of the current UTC calendar month (the spend-cap period). */
 export function spentThisMonth(db: Db, accountId: string, now: number): number {
   const row = db
-    .prepare("SELECT COALESCE(SUM(amount), 0) AS spent FROM ledger WHERE account_id = ? AND kind != 'credit' AND created_at >= ?")
+    .prepare(
+      "SELECT COALESCE(SUM(amount), 0) AS spent FROM ledger WHERE account_id = ? AND kind != 'credit' AND created_at >= ?",
+    )
     .get(accountId, startOfUtcMonth(now)) as { spent: number };
   return row.spent;
 }
@@ -29,7 +31,10 @@ export function spentThisMonth(db: Db, accountId: string, now: number): number {
  */
 export function assertCanSpend(db: Db, account: AccountRow, total: number, now: number): void {
   if (account.balance < total) {
-    throw new ApiError('insufficient_balance', `This costs ${total} ${account.currency} minor units; the balance is ${account.balance}`);
+    throw new ApiError(
+      'insufficient_balance',
+      `This costs ${total} ${account.currency} minor units; the balance is ${account.balance}`,
+    );
   }
   if (account.spend_cap !== null) {
     const spent = spentThisMonth(db, account.id, now);
@@ -43,14 +48,29 @@ export function assertCanSpend(db: Db, account: AccountRow, total: number, now: 
 }
 
 /** Debits every charge and writes one ledger entry each. Must run inside a transaction after assertCanSpend. */
-export function applyCharges(db: Db, account: AccountRow, charges: Charge[], idempotencyKey: string | null, now: number): number {
+export function applyCharges(
+  db: Db,
+  account: AccountRow,
+  charges: Charge[],
+  idempotencyKey: string | null,
+  now: number,
+): number {
   const insert = db.prepare(
     'INSERT INTO ledger (account_id, kind, reference, recipient, amount, balance_after, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   let balance = account.balance;
   for (const charge of charges) {
     balance -= charge.amount;
-    insert.run(account.id, charge.kind, charge.reference, charge.recipient, charge.amount, balance, idempotencyKey, now);
+    insert.run(
+      account.id,
+      charge.kind,
+      charge.reference,
+      charge.recipient,
+      charge.amount,
+      balance,
+      idempotencyKey,
+      now,
+    );
   }
   db.prepare('UPDATE accounts SET balance = ? WHERE id = ?').run(balance, account.id);
   return balance;

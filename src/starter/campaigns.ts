@@ -2,7 +2,12 @@
  * Campaigns for backend services: start `smsCampaign` under a business key (the same key never sends twice),
  * then follow it by key: progress, pause, resume, cancel, result. Inputs arrive validated (see Msgflow).
  */
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+} from '@temporalio/client';
 import type { AudienceSource, CampaignInput, CampaignProgress, CampaignResult } from '../api/campaign-io.js';
 import { SA } from '../temporal/search-attributes.js';
 import type { smsCampaign } from '../../workflows/campaign.js';
@@ -35,7 +40,12 @@ export interface CampaignRun {
  * found too little balance) may be started again with its key. So may one an operator terminated or
  * cancelled through Temporal: that starts over, with new chunk idempotency keys.
  */
-export async function startCampaign(client: Client, taskQueue: string, input: CampaignInput, key: string): Promise<CampaignRun> {
+export async function startCampaign(
+  client: Client,
+  taskQueue: string,
+  input: CampaignInput,
+  key: string,
+): Promise<CampaignRun> {
   const workflowId = campaignWorkflowId(key);
   try {
     await client.workflow.start<typeof smsCampaign>('smsCampaign', {

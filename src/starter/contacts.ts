@@ -6,7 +6,12 @@ import { SA } from '../temporal/search-attributes.js';
 import type { checkContacts } from '../../workflows/contacts.js';
 import type { StartedWorkflow } from './index.js';
 
-export async function startContactCheck(client: Client, taskQueue: string, input: CheckContactsInput, key: string = randomUUID()): Promise<StartedWorkflow<CheckContactsResult>> {
+export async function startContactCheck(
+  client: Client,
+  taskQueue: string,
+  input: CheckContactsInput,
+  key: string = randomUUID(),
+): Promise<StartedWorkflow<CheckContactsResult>> {
   const handle = await client.workflow.start<typeof checkContacts>('checkContacts', {
     workflowId: `contacts:${key}`,
     taskQueue,

@@ -50,7 +50,14 @@ export interface StartOptions {
   key?: string;
 }
 
-export { generateOtpKeys, type OtpKeys, otpKeysFromEnv, OtpSendFailedError, OtpVerificationUnavailableError, otpWorkflowId } from './otp.js';
+export {
+  generateOtpKeys,
+  type OtpKeys,
+  otpKeysFromEnv,
+  OtpSendFailedError,
+  OtpVerificationUnavailableError,
+  otpWorkflowId,
+} from './otp.js';
 
 export interface MsgflowOptions {
   /** Needed by the OTP methods (`otpKeysFromEnv()` reads them from MSGFLOW_OTP_HASH_KEY / MSGFLOW_OTP_SEAL_KEY). */
@@ -65,14 +72,20 @@ export class Msgflow {
   ) {}
 
   /** Sends one text to one or a few recipients; `result()` resolves with each message's final state. */
-  async sendSms(input: z.input<typeof SendSmsInput>, { key = randomUUID() }: StartOptions = {}): Promise<StartedWorkflow<SendSmsResult>> {
+  async sendSms(
+    input: z.input<typeof SendSmsInput>,
+    { key = randomUUID() }: StartOptions = {},
+  ): Promise<StartedWorkflow<SendSmsResult>> {
     const parsed = validate(SendSmsInput, input, 'Invalid SMS');
     const handle = await this.client.workflow.start<typeof sendSms>('sendSms', {
       workflowId: `sms:${key}`,
       taskQueue: this.taskQueue,
       args: [parsed],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      typedSearchAttributes: [{ key: SA.kind, value: 'sms' }, { key: SA.sender, value: parsed.sender }],
+      typedSearchAttributes: [
+        { key: SA.kind, value: 'sms' },
+        { key: SA.sender, value: parsed.sender },
+      ],
       // Shown in the Temporal UI; never a number or the text (summaries are readable without the codec key).
       staticSummary: `SMS from ${parsed.sender} to ${parsed.recipients.length} recipient(s)`,
     });
@@ -80,12 +93,18 @@ export class Msgflow {
   }
 
   /** Waits durably for the final state of any provider message (e.g. one sent with your own client). */
-  async awaitMessage(providerMessageId: string, { waitWindowMs }: { waitWindowMs?: number } = {}): Promise<StartedWorkflow<MessageOutcome>> {
+  async awaitMessage(
+    providerMessageId: string,
+    { waitWindowMs }: { waitWindowMs?: number } = {},
+  ): Promise<StartedWorkflow<MessageOutcome>> {
     const handle = await this.client.workflow.start<typeof awaitMessage>('awaitMessage', {
       workflowId: `await:${providerMessageId}:${randomUUID()}`,
       taskQueue: this.taskQueue,
       args: [{ providerMessageId, waitWindowMs }],
-      typedSearchAttributes: [{ key: SA.kind, value: 'await' }, { key: SA.providerMessageId, value: providerMessageId }],
+      typedSearchAttributes: [
+        { key: SA.kind, value: 'await' },
+        { key: SA.providerMessageId, value: providerMessageId },
+      ],
       staticSummary: `Await the final state of message ${providerMessageId}`,
     });
     return { workflowId: handle.workflowId, result: () => handle.result() };
@@ -95,7 +114,10 @@ export class Msgflow {
    * Starts an SMS campaign (`smsCampaign`) under `key`, or finds the one already started with it: the same
    * key never sends twice. Follow it with the returned run (progress, pause, resume, cancel, result).
    */
-  async startCampaign(input: z.input<typeof CampaignInput>, { key = randomUUID() }: StartOptions = {}): Promise<CampaignRun> {
+  async startCampaign(
+    input: z.input<typeof CampaignInput>,
+    { key = randomUUID() }: StartOptions = {},
+  ): Promise<CampaignRun> {
     const parsed = validate(CampaignInput, input, 'Invalid campaign');
     return startCampaign(this.client, this.taskQueue, parsed, validate(CampaignKey, key, 'Invalid campaign key'));
   }
@@ -125,18 +147,33 @@ export class Msgflow {
 
   /** The running session's state for a pair, or null. */
   async otpState(input: { purpose: string; recipient: string }): Promise<OtpState | null> {
-    const { purpose, recipient } = validate(VerifyOtpInput.pick({ purpose: true, recipient: true }), input, 'Invalid OTP pair');
+    const { purpose, recipient } = validate(
+      VerifyOtpInput.pick({ purpose: true, recipient: true }),
+      input,
+      'Invalid OTP pair',
+    );
     return otpState(this.otpTarget(), purpose, recipient);
   }
 
   /** Places a text-to-speech call; `result()` resolves with its final state (or the last one seen by the deadline). */
-  async startVoiceCall(input: z.input<typeof VoiceCallInput>, { key }: StartOptions = {}): Promise<StartedWorkflow<VoiceCallResult>> {
+  async startVoiceCall(
+    input: z.input<typeof VoiceCallInput>,
+    { key }: StartOptions = {},
+  ): Promise<StartedWorkflow<VoiceCallResult>> {
     return startVoiceCall(this.client, this.taskQueue, validate(VoiceCallInput, input, 'Invalid voice call'), key);
   }
 
   /** Looks up numbers and verifies emails; `result()` splits them into valid and invalid. */
-  async checkContacts(input: z.input<typeof CheckContactsInput>, { key }: StartOptions = {}): Promise<StartedWorkflow<CheckContactsResult>> {
-    return startContactCheck(this.client, this.taskQueue, validate(CheckContactsInput, input, 'Invalid contact check'), key);
+  async checkContacts(
+    input: z.input<typeof CheckContactsInput>,
+    { key }: StartOptions = {},
+  ): Promise<StartedWorkflow<CheckContactsResult>> {
+    return startContactCheck(
+      this.client,
+      this.taskQueue,
+      validate(CheckContactsInput, input, 'Invalid contact check'),
+      key,
+    );
   }
 
   private otpTarget() {

@@ -18,12 +18,25 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { OtpSendAnswer, OtpState, OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer, VerifyOtpInput } from '../api/otp-io.js';
+import type {
+  OtpSendAnswer,
+  OtpState,
+  OtpVerificationInput,
+  OtpVerificationResult,
+  OtpVerifyAnswer,
+  VerifyOtpInput,
+} from '../api/otp-io.js';
 import { ConfigError, EncryptionEnv, OtpEnv, parseEnv } from '../config.js';
 import { generateKey, type KeyRing, KeyRingError, parseKeyRing, sealString } from '../crypto/keyring.js';
 import { SA } from '../temporal/search-attributes.js';
 import type { otpVerification } from '../../workflows/otp.js';
-import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../../workflows/otp-messages.js';
+import {
+  OTP_REJECTIONS,
+  OTP_SEND_FAILED,
+  otpStateQuery,
+  sendUpdate,
+  verifyUpdate,
+} from '../../workflows/otp-messages.js';
 
 /** The two secrets OTP needs outside the worker: both come from the environment (OtpEnv). */
 export interface OtpKeys {
@@ -62,7 +75,9 @@ export function otpSealKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): Key
     return parseKeyRing(spec);
   } catch (error) {
     if (!(error instanceof KeyRingError)) throw error;
-    throw new ConfigError(`${MSGFLOW_OTP_SEAL_KEY ? 'MSGFLOW_OTP_SEAL_KEY' : 'MSGFLOW_ENCRYPTION_KEY'}: ${error.message}`);
+    throw new ConfigError(
+      `${MSGFLOW_OTP_SEAL_KEY ? 'MSGFLOW_OTP_SEAL_KEY' : 'MSGFLOW_ENCRYPTION_KEY'}: ${error.message}`,
+    );
   }
 }
 
@@ -70,13 +85,20 @@ export function otpSealKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): Key
 export function otpKeysFromEnv(env: NodeJS.ProcessEnv = process.env): OtpKeys {
   const { MSGFLOW_OTP_HASH_KEY } = parseEnv(OtpEnv, env);
   const sealing = otpSealKeyRingFromEnv(env);
-  if (!MSGFLOW_OTP_HASH_KEY) throw new ConfigError('MSGFLOW_OTP_HASH_KEY is required for OTP: base64 of at least 32 random bytes');
-  if (!sealing) throw new ConfigError('MSGFLOW_OTP_SEAL_KEY (or MSGFLOW_ENCRYPTION_KEY) is required for OTP: the key ring codes are sealed with');
+  if (!MSGFLOW_OTP_HASH_KEY)
+    throw new ConfigError('MSGFLOW_OTP_HASH_KEY is required for OTP: base64 of at least 32 random bytes');
+  if (!sealing)
+    throw new ConfigError(
+      'MSGFLOW_OTP_SEAL_KEY (or MSGFLOW_ENCRYPTION_KEY) is required for OTP: the key ring codes are sealed with',
+    );
   return { hashKey: Buffer.from(MSGFLOW_OTP_HASH_KEY, 'base64'), sealing };
 }
 
 /** Fresh keys and their environment form, for `msgflow dev` and tests. */
-export function generateOtpKeys(): { keys: OtpKeys; env: { MSGFLOW_OTP_HASH_KEY: string; MSGFLOW_OTP_SEAL_KEY: string } } {
+export function generateOtpKeys(): {
+  keys: OtpKeys;
+  env: { MSGFLOW_OTP_HASH_KEY: string; MSGFLOW_OTP_SEAL_KEY: string };
+} {
   const env = { MSGFLOW_OTP_HASH_KEY: randomBytes(32).toString('base64'), MSGFLOW_OTP_SEAL_KEY: generateKey() };
   return { keys: otpKeysFromEnv(env), env };
 }
@@ -91,7 +113,10 @@ export interface OtpTarget {
 const CLOSING_RETRY_MS = 100;
 const CLOSING_RETRIES = 20;
 
-export async function sendOtp({ client, taskQueue, keys }: OtpTarget, input: OtpVerificationInput): Promise<OtpSendAnswer> {
+export async function sendOtp(
+  { client, taskQueue, keys }: OtpTarget,
+  input: OtpVerificationInput,
+): Promise<OtpSendAnswer> {
   const workflowId = otpWorkflowId(keys.hashKey, input.purpose, input.recipient);
   for (let attempt = 0; ; attempt++) {
     const startWorkflowOperation = new WithStartWorkflowOperation<typeof otpVerification>('otpVerification', {
@@ -99,7 +124,10 @@ export async function sendOtp({ client, taskQueue, keys }: OtpTarget, input: Otp
       taskQueue,
       args: [input],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      typedSearchAttributes: [{ key: SA.kind, value: 'otp' }, ...(input.sender ? [{ key: SA.sender, value: input.sender }] : [])],
+      typedSearchAttributes: [
+        { key: SA.kind, value: 'otp' },
+        ...(input.sender ? [{ key: SA.sender, value: input.sender }] : []),
+      ],
       staticSummary: `One-time password for ${input.purpose}`,
     });
     try {
@@ -129,7 +157,9 @@ export async function sendOtp({ client, taskQueue, keys }: OtpTarget, input: Otp
 }
 
 export async function verifyOtp({ client, keys }: OtpTarget, input: VerifyOtpInput): Promise<OtpVerifyAnswer> {
-  const handle = client.workflow.getHandle<typeof otpVerification>(otpWorkflowId(keys.hashKey, input.purpose, input.recipient));
+  const handle = client.workflow.getHandle<typeof otpVerification>(
+    otpWorkflowId(keys.hashKey, input.purpose, input.recipient),
+  );
   try {
     // Sealed here, opened only by the worker's verify activity: the history never holds the code.
     return await handle.executeUpdate(verifyUpdate, { args: [{ sealedCode: sealString(keys.sealing, input.code) }] });
@@ -155,7 +185,11 @@ export async function verifyOtp({ client, keys }: OtpTarget, input: VerifyOtpInp
 }
 
 /** The session's current state, or null when the pair has no running session. */
-export async function otpState({ client, keys }: OtpTarget, purpose: string, recipient: string): Promise<OtpState | null> {
+export async function otpState(
+  { client, keys }: OtpTarget,
+  purpose: string,
+  recipient: string,
+): Promise<OtpState | null> {
   const handle = client.workflow.getHandle<typeof otpVerification>(otpWorkflowId(keys.hashKey, purpose, recipient));
   try {
     const { status } = await handle.describe();
@@ -176,7 +210,8 @@ async function answerOfClosed(result: () => Promise<OtpVerificationResult>): Pro
     return { status: 'expired', attemptsRemaining: 0 };
   } catch (error) {
     // Never started, past retention, terminated or failed: no code can be verified.
-    if (error instanceof WorkflowNotFoundError || error instanceof WorkflowFailedError) return { status: 'expired', attemptsRemaining: 0 };
+    if (error instanceof WorkflowNotFoundError || error instanceof WorkflowFailedError)
+      return { status: 'expired', attemptsRemaining: 0 };
     throw error;
   }
 }
@@ -190,7 +225,12 @@ interface Rejection {
 
 /** An update refused by a validator, or failed by its handler, with an application failure type. */
 function rejectionOf(error: unknown): Rejection | undefined {
-  if (!(error instanceof WorkflowUpdateFailedError) || !(error.cause instanceof ApplicationFailure) || !error.cause.type) return undefined;
+  if (
+    !(error instanceof WorkflowUpdateFailedError) ||
+    !(error.cause instanceof ApplicationFailure) ||
+    !error.cause.type
+  )
+    return undefined;
   const details = (error.cause.details ?? []) as unknown[];
   const first = details[0];
   const state = first && typeof first === 'object' && 'status' in first ? (first as OtpState) : undefined;

@@ -34,7 +34,20 @@ const WORKFLOW_TYPE = 'smsCampaign';
 /** The timing as given is kept in the action's memo, so `describe` shows it and `update` can merge into it. */
 const TIMING_MEMO = 'msgflowScheduleTiming';
 
-const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'] as const;
+const MONTHS = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+] as const;
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -121,7 +134,8 @@ export class CampaignSchedules {
 
   /** Runs the campaign now, whatever the timing (overlap: the schedule's policy unless given). */
   async trigger(id: string, overlap?: OverlapPolicy): Promise<void> {
-    const policy = overlap === undefined ? undefined : OVERLAP[validate(OverlapPolicySchema, overlap, 'Invalid overlap policy')];
+    const policy =
+      overlap === undefined ? undefined : OVERLAP[validate(OverlapPolicySchema, overlap, 'Invalid overlap policy')];
     await this.handle(id).trigger(policy);
   }
 
@@ -133,8 +147,12 @@ export class CampaignSchedules {
     const parsed = validate(CampaignScheduleUpdate, changes, 'Invalid schedule update');
     await this.handle(id).update((previous): ScheduleUpdateOptions => {
       const before = infoOf(previous);
-      const campaign = parsed.campaign ? validate(CampaignInput, { ...before.campaign, ...parsed.campaign }, 'Invalid campaign') : before.campaign;
-      const timing = parsed.timing ? validate(ScheduleTiming, mergeTiming(before.timing, parsed.timing), 'Invalid timing') : before.timing;
+      const campaign = parsed.campaign
+        ? validate(CampaignInput, { ...before.campaign, ...parsed.campaign }, 'Invalid campaign')
+        : before.campaign;
+      const timing = parsed.timing
+        ? validate(ScheduleTiming, mergeTiming(before.timing, parsed.timing), 'Invalid timing')
+        : before.timing;
       if (!timing) throw new Error(`schedule ${id} was not created by msgflow (no timing in its memo): recreate it`);
       const compiled = compileTiming(timing);
       const timingChanged = parsed.timing !== undefined;
@@ -222,7 +240,10 @@ export function compileTiming(timing: ScheduleTiming): { spec: ScheduleSpec; rem
 }
 
 /** Merges a timing change into the current timing: one-off and recurring forms replace each other. */
-export function mergeTiming(before: ScheduleTiming | null, change: z.input<typeof ScheduleTiming>): z.input<typeof ScheduleTiming> {
+export function mergeTiming(
+  before: ScheduleTiming | null,
+  change: z.input<typeof ScheduleTiming>,
+): z.input<typeof ScheduleTiming> {
   const base: z.input<typeof ScheduleTiming> = { ...(before ?? {}) };
   const recurring = change.cron !== undefined || change.calendars !== undefined || change.intervals !== undefined;
   if (change.at !== undefined) {
@@ -249,12 +270,21 @@ function policiesOf(policies: { overlap?: OverlapPolicy; catchupWindowMs?: numbe
   };
 }
 
-function runOf(result: { scheduledAt: Date; takenAt: Date; action: { workflow: { workflowId: string } } }): ScheduledRun {
-  return { workflowId: result.action.workflow.workflowId, scheduledAt: result.scheduledAt.toISOString(), startedAt: result.takenAt.toISOString() };
+function runOf(result: {
+  scheduledAt: Date;
+  takenAt: Date;
+  action: { workflow: { workflowId: string } };
+}): ScheduledRun {
+  return {
+    workflowId: result.action.workflow.workflowId,
+    scheduledAt: result.scheduledAt.toISOString(),
+    startedAt: result.takenAt.toISOString(),
+  };
 }
 
 function infoOf(description: ScheduleDescription): CampaignScheduleInfo {
-  const overlap = (Object.entries(OVERLAP).find(([, policy]) => policy === description.policies.overlap)?.[0] ?? 'skip') as OverlapPolicy;
+  const overlap = (Object.entries(OVERLAP).find(([, policy]) => policy === description.policies.overlap)?.[0] ??
+    'skip') as OverlapPolicy;
   const timing = ScheduleTiming.safeParse(description.action.memo?.[TIMING_MEMO]);
   return {
     id: description.scheduleId,
@@ -262,7 +292,11 @@ function infoOf(description: ScheduleDescription): CampaignScheduleInfo {
     note: description.state.note || null,
     timing: timing.success ? timing.data : null,
     timeZone: description.spec.timezone ?? 'UTC',
-    policies: { overlap, catchupWindowMs: description.policies.catchupWindow, pauseOnFailure: description.policies.pauseOnFailure },
+    policies: {
+      overlap,
+      catchupWindowMs: description.policies.catchupWindow,
+      pauseOnFailure: description.policies.pauseOnFailure,
+    },
     remainingRuns: description.state.remainingActions ?? null,
     runsStarted: description.info.numActionsTaken,
     nextRuns: description.info.nextActionTimes.map((d) => d.toISOString()),

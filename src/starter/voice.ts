@@ -7,13 +7,21 @@ import type { voiceCall } from '../../workflows/voice.js';
 import type { StartedWorkflow } from './index.js';
 
 /** `key` is the business key: the same key reaches the same workflow, and never calls twice. */
-export async function startVoiceCall(client: Client, taskQueue: string, input: VoiceCallInput, key: string = randomUUID()): Promise<StartedWorkflow<VoiceCallResult>> {
+export async function startVoiceCall(
+  client: Client,
+  taskQueue: string,
+  input: VoiceCallInput,
+  key: string = randomUUID(),
+): Promise<StartedWorkflow<VoiceCallResult>> {
   const handle = await client.workflow.start<typeof voiceCall>('voiceCall', {
     workflowId: `voice:${key}`,
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    typedSearchAttributes: [{ key: SA.kind, value: 'voice' }, ...(input.sender ? [{ key: SA.sender, value: input.sender }] : [])],
+    typedSearchAttributes: [
+      { key: SA.kind, value: 'voice' },
+      ...(input.sender ? [{ key: SA.sender, value: input.sender }] : []),
+    ],
     staticSummary: `Voice call${input.sender ? ` from ${input.sender}` : ''}, followed to its final state`,
   });
   return { workflowId: handle.workflowId, result: () => handle.result() };

@@ -58,7 +58,9 @@ export async function buildTemporalCli({ go, dest, env, log }: BuildRequest): Pr
 async function removeAbandonedBuilds(cacheRoot: string): Promise<void> {
   const entries = await readdir(cacheRoot);
   await Promise.all(
-    entries.filter((e) => e.startsWith(BUILD_PREFIX)).map((e) => rm(join(cacheRoot, e), { recursive: true, force: true })),
+    entries
+      .filter((e) => e.startsWith(BUILD_PREFIX))
+      .map((e) => rm(join(cacheRoot, e), { recursive: true, force: true })),
   );
 }
 

@@ -45,8 +45,11 @@ export class EncryptionCodec implements PayloadCodec {
         const plain = decrypt(this.ring, { keyId, data: Buffer.from(payload.data ?? []) }, ASSOCIATED_DATA);
         return ProtoPayload.decode(plain);
       } catch (error) {
-        const reason = error instanceof KeyRingError ? error.message : 'authentication failed (wrong key or altered data)';
-        throw new PayloadDecryptionError(`cannot decrypt a payload sealed with key "${keyId}": ${reason}`, { cause: error });
+        const reason =
+          error instanceof KeyRingError ? error.message : 'authentication failed (wrong key or altered data)';
+        throw new PayloadDecryptionError(`cannot decrypt a payload sealed with key "${keyId}": ${reason}`, {
+          cause: error,
+        });
       }
     });
   }

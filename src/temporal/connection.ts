@@ -26,13 +26,17 @@ export interface TemporalConnectionSettings {
   metadata?: Record<string, string>;
 }
 
-export async function connectionSettings(env: TemporalEnv = parseEnv(TemporalEnv)): Promise<TemporalConnectionSettings> {
+export async function connectionSettings(
+  env: TemporalEnv = parseEnv(TemporalEnv),
+): Promise<TemporalConnectionSettings> {
   const settings: TemporalConnectionSettings = {
     address: env.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS,
     namespace: env.TEMPORAL_NAMESPACE,
   };
   if (Boolean(env.TEMPORAL_TLS_CERT) !== Boolean(env.TEMPORAL_TLS_KEY)) {
-    throw new ConfigError('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together (mTLS client certificate and key)');
+    throw new ConfigError(
+      'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together (mTLS client certificate and key)',
+    );
   }
   const tls: TlsSettings = {};
   if (env.TEMPORAL_TLS_CERT && env.TEMPORAL_TLS_KEY) {

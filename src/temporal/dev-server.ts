@@ -75,7 +75,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
  * The server to use: the one at `TEMPORAL_ADDRESS` if set (nothing is started and `stop()` does nothing),
  * otherwise a dev server started here.
  */
-export async function ensureTemporal(env: NodeJS.ProcessEnv = process.env, opts: DevServerOptions = {}): Promise<DevServer> {
+export async function ensureTemporal(
+  env: NodeJS.ProcessEnv = process.env,
+  opts: DevServerOptions = {},
+): Promise<DevServer> {
   const config = parseEnv(TemporalEnv, env);
   const namespace = opts.namespace ?? config.TEMPORAL_NAMESPACE;
   if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS, namespace, stop: async () => {} };
@@ -83,7 +86,12 @@ export async function ensureTemporal(env: NodeJS.ProcessEnv = process.env, opts:
   return startDevServer({ ...opts, namespace, cliPath });
 }
 
-async function startOnce(cli: string, port: number, uiPort: number | undefined, opts: DevServerOptions): Promise<DevServer> {
+async function startOnce(
+  cli: string,
+  port: number,
+  uiPort: number | undefined,
+  opts: DevServerOptions,
+): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const address = `${HOST}:${port}`;
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--color', 'never'];
@@ -163,7 +171,12 @@ function isRunning(child: ChildProcess): boolean {
 }
 
 /** Polls until the frontend answers and knows `namespace`; gives up when the server dies or time runs out. */
-async function waitUntilServing(address: string, namespace: string, timeoutMs: number, alive: () => boolean): Promise<undefined> {
+async function waitUntilServing(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  alive: () => boolean,
+): Promise<undefined> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   // One lazy connection for all attempts, closed at the end: a failed `Connection.connect` would leave a

@@ -15,7 +15,11 @@ export interface FileLockOptions {
 /** A lock file whose content is not (yet) a pid is stale after this long: its writer died mid-write. */
 const UNREADABLE_LOCK_STALE_MS = 10_000;
 
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockPath: string,
+  fn: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const pollMs = options.pollMs ?? 500;
   let waiting = false;
   for (;;) {
@@ -51,7 +55,10 @@ async function readHolder(lockPath: string): Promise<{ pid?: number; stale: bool
   }
   const pid = Number.parseInt(text.trim(), 10);
   if (!Number.isInteger(pid) || pid <= 0) {
-    const age = await stat(lockPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(lockPath).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     return { stale: age > UNREADABLE_LOCK_STALE_MS };
   }
   return { pid, stale: !isAlive(pid) };

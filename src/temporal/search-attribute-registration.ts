@@ -16,7 +16,10 @@ const GRPC_ALREADY_EXISTS = 6;
  * Adds whichever of msgflow's search attributes `namespace` lacks. Safe to run any number of times and
  * concurrently; fails clearly if a name is already registered with another type.
  */
-export async function registerSearchAttributes(connection: Pick<Connection, 'operatorService'>, namespace: string): Promise<void> {
+export async function registerSearchAttributes(
+  connection: Pick<Connection, 'operatorService'>,
+  namespace: string,
+): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const custom = existing.customAttributes ?? {};
   const missing: Record<string, IndexedValueType> = {};

@@ -7,7 +7,10 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 export const MsgflowKind = defineSearchAttributeKey('MsgflowKind', SearchAttributeType.KEYWORD);
 export const MsgflowCampaignKey = defineSearchAttributeKey('MsgflowCampaignKey', SearchAttributeType.KEYWORD);
-export const MsgflowProviderMessageId = defineSearchAttributeKey('MsgflowProviderMessageId', SearchAttributeType.KEYWORD);
+export const MsgflowProviderMessageId = defineSearchAttributeKey(
+  'MsgflowProviderMessageId',
+  SearchAttributeType.KEYWORD,
+);
 export const MsgflowFinalStatus = defineSearchAttributeKey('MsgflowFinalStatus', SearchAttributeType.KEYWORD);
 export const MsgflowSender = defineSearchAttributeKey('MsgflowSender', SearchAttributeType.KEYWORD);
 
@@ -27,5 +30,8 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: Readonly<Record<string, 'Keyword'>> =
 
 /** `--search-attribute` flags for `temporal server start-dev`. */
 export function searchAttributeFlags(): string[] {
-  return Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]);
+  return Object.entries(SEARCH_ATTRIBUTE_DEFINITIONS).flatMap(([name, type]) => [
+    '--search-attribute',
+    `${name}=${type}`,
+  ]);
 }

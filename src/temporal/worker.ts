@@ -62,7 +62,9 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, temporal } = options;
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // A prebuilt bundle already carries the failure converter (bundleMsgflowWorkflows).
-  const workflowSource = options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH };
+  const workflowSource = options.workflowBundle
+    ? { workflowBundle: options.workflowBundle }
+    : { workflowsPath: WORKFLOWS_PATH };
   const workflows = await Worker.create({
     connection,
     namespace,
@@ -102,7 +104,11 @@ export function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
 }
 
 const quietBundlerLogger = {
-  log() {}, trace() {}, debug() {}, info() {}, warn() {},
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
   error(message: string, meta?: Record<string, unknown>) {
     console.error(message, meta ?? '');
   },
@@ -113,11 +119,19 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   const temporalEnv = parseEnv(TemporalEnv, env);
   const provider = parseEnv(ProviderEnv, env);
   const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
-  if (!provider.MSGFLOW_API_TOKEN) throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
+  if (!provider.MSGFLOW_API_TOKEN)
+    throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
   // Before any native connection: the runtime is created once per process.
-  installWorkerRuntime({ metricsAddress: parseEnv(MetricsEnv, env).MSGFLOW_WORKER_METRICS_ADDRESS, logger: createLogger('worker') });
-  const messaging = new MessagingClient({ baseUrl: provider.MSGFLOW_API_BASE_URL, token: provider.MSGFLOW_API_TOKEN, maxRetries: 0 });
+  installWorkerRuntime({
+    metricsAddress: parseEnv(MetricsEnv, env).MSGFLOW_WORKER_METRICS_ADDRESS,
+    logger: createLogger('worker'),
+  });
+  const messaging = new MessagingClient({
+    baseUrl: provider.MSGFLOW_API_BASE_URL,
+    token: provider.MSGFLOW_API_TOKEN,
+    maxRetries: 0,
+  });
   return createMsgflowWorker({
     connection: await connectWorkerConnection(temporalEnv),
     namespace: temporalEnv.TEMPORAL_NAMESPACE,

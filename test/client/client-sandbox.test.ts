@@ -41,7 +41,10 @@ function clientFor(token: string, options: Partial<MessagingClientOptions> = {})
   return new MessagingClient({ baseUrl: env.sandbox.baseUrl, token, strictResponses: true, ...options });
 }
 
-async function accountClient(input: { balance?: number; scopes?: Scope[]; ratePerMinute?: number } = {}, options: Partial<MessagingClientOptions> = {}) {
+async function accountClient(
+  input: { balance?: number; scopes?: Scope[]; ratePerMinute?: number } = {},
+  options: Partial<MessagingClientOptions> = {},
+) {
   const account = await env.newAccount({ ratePerMinute: 10_000, ...input });
   return { ...account, client: clientFor(account.token, options) };
 }
@@ -52,7 +55,12 @@ function observedFetch() {
   const impl: typeof fetch = async (input, init) => {
     const sentAt = Date.now();
     const response = await fetch(input, init);
-    exchanges.push({ sentAt, answeredAt: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after') });
+    exchanges.push({
+      sentAt,
+      answeredAt: Date.now(),
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+    });
     return response;
   };
   return { fetch: impl, exchanges };
@@ -61,7 +69,11 @@ function observedFetch() {
 describe('every method', () => {
   it('sends SMS and reads it back through messages and campaigns', async () => {
     const { client } = await accountClient();
-    const sent = await client.sms.send({ recipients: [ALICE, BOB], sender: 'ACME', message: 'Hello from the client test' });
+    const sent = await client.sms.send({
+      recipients: [ALICE, BOB],
+      sender: 'ACME',
+      message: 'Hello from the client test',
+    });
     expect(sent.status).toBe('queued');
     expect(sent.messages.map((m) => m.mobile_number)).toEqual([`+${ALICE}`, `+${BOB}`]);
     expect(sent.lastResponse).toMatchObject({ status: 202, replayed: false });
@@ -71,7 +83,11 @@ describe('every method', () => {
 
     const [first] = sent.messages;
     const message = await client.messages.get(first!.provider_message_id);
-    expect(message).toMatchObject({ id: first!.provider_message_id, campaign_id: sent.campaign_id, mobile_number: `+${ALICE}` });
+    expect(message).toMatchObject({
+      id: first!.provider_message_id,
+      campaign_id: sent.campaign_id,
+      mobile_number: `+${ALICE}`,
+    });
     const listed = await client.messages.list().toArray();
     expect(listed.map((m) => m.id).sort()).toEqual(sent.messages.map((m) => m.provider_message_id).sort());
 
@@ -119,7 +135,11 @@ describe('every method', () => {
     const pricing = await client.pricing.get();
     await client.lookups.create({ number: `+${ALICE}` });
     const balance = await client.balance.get();
-    expect(balance).toMatchObject({ balance: 1000 - pricing.prices.lookup, currency: pricing.currency, spend_cap: null });
+    expect(balance).toMatchObject({
+      balance: 1000 - pricing.prices.lookup,
+      currency: pricing.currency,
+      spend_cap: null,
+    });
   });
 
   it('manages webhook endpoints', async () => {
@@ -127,7 +147,11 @@ describe('every method', () => {
     const created = await client.webhooks.create({ url: 'http://127.0.0.1:9/hooks', events: ['message.delivered'] });
     expect(created.secret).toMatch(/^whsec_/);
     expect(created.lastResponse.status).toBe(201);
-    expect(await client.webhooks.get(created.id)).toMatchObject({ id: created.id, events: ['message.delivered'], batch: false });
+    expect(await client.webhooks.get(created.id)).toMatchObject({
+      id: created.id,
+      events: ['message.delivered'],
+      batch: false,
+    });
     const updated = await client.webhooks.update(created.id, { batch: true });
     expect(updated.batch).toBe(true);
     expect((await client.webhooks.list().toArray()).map((w) => w.id)).toEqual([created.id]);
@@ -195,11 +219,14 @@ describe('errors', () => {
     const slow = await startTestSandbox({ sendLatencyMs: 1500 });
     try {
       const account = await slow.newAccount();
-      const make = (options: Partial<MessagingClientOptions>) => new MessagingClient({ baseUrl: slow.sandbox.baseUrl, token: account.token, strictResponses: true, ...options });
+      const make = (options: Partial<MessagingClientOptions>) =>
+        new MessagingClient({ baseUrl: slow.sandbox.baseUrl, token: account.token, strictResponses: true, ...options });
       const first = make({}).sms.send(sms, { idempotencyKey: 'held' });
       await new Promise((resolve) => setTimeout(resolve, 400));
       const retrying = make({ maxRetries: 4 }).sms.send(sms, { idempotencyKey: 'held' });
-      const error = await make({ maxRetries: 0 }).sms.send(sms, { idempotencyKey: 'held' }).catch((e: unknown) => e);
+      const error = await make({ maxRetries: 0 })
+        .sms.send(sms, { idempotencyKey: 'held' })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(IdempotencyConflictError);
       expect(error).toMatchObject({ status: 409, code: 'idempotency_in_progress' });
 
@@ -221,7 +248,9 @@ describe('errors', () => {
     expect((error as ValidationError).details.map((d) => d.path)).toContain('sender');
 
     await client.sms.send(sms, { idempotencyKey: 'reused-key' });
-    const reused = await client.sms.send({ ...sms, message: 'A different text' }, { idempotencyKey: 'reused-key' }).catch((e: unknown) => e);
+    const reused = await client.sms
+      .send({ ...sms, message: 'A different text' }, { idempotencyKey: 'reused-key' })
+      .catch((e: unknown) => e);
     expect(reused).toBeInstanceOf(ValidationError);
     expect(reused).toMatchObject({ code: 'idempotency_key_reused' });
   });
@@ -238,7 +267,10 @@ describe('errors', () => {
 
   it('429: a Retry-After beyond maxRetryAfterMs is handed back, not waited', async () => {
     const observed = observedFetch();
-    const { client } = await accountClient({ ratePerMinute: 1 }, { fetch: observed.fetch, maxRetryAfterMs: 1000, maxRetries: 3 });
+    const { client } = await accountClient(
+      { ratePerMinute: 1 },
+      { fetch: observed.fetch, maxRetryAfterMs: 1000, maxRetries: 3 },
+    );
     await client.balance.get();
     const error = await client.balance.get().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
@@ -255,7 +287,13 @@ describe('retry after 429', () => {
     try {
       const account = await clocked.newAccount({ ratePerMinute: 1 });
       const observed = observedFetch();
-      const client = new MessagingClient({ baseUrl: clocked.sandbox.baseUrl, token: account.token, fetch: observed.fetch, maxRetries: 1, maxRetryAfterMs: 120_000 });
+      const client = new MessagingClient({
+        baseUrl: clocked.sandbox.baseUrl,
+        token: account.token,
+        fetch: observed.fetch,
+        maxRetries: 1,
+        maxRetryAfterMs: 120_000,
+      });
       await client.balance.get();
       offsetMs = 59_000;
       const balance = await client.balance.get();
@@ -287,7 +325,9 @@ describe('idempotency across client instances', () => {
     const replay = await afterRestart.sms.send(request, { idempotencyKey: key });
     expect(replay.lastResponse).toMatchObject({ replayed: true, idempotencyKey: key });
     expect(replay.campaign_id).toBe(original.campaign_id);
-    expect(replay.messages.map((m) => m.provider_message_id)).toEqual(original.messages.map((m) => m.provider_message_id));
+    expect(replay.messages.map((m) => m.provider_message_id)).toEqual(
+      original.messages.map((m) => m.provider_message_id),
+    );
 
     const balance = await afterRestart.balance.get();
     expect(balance.balance).toBe(10_000 - original.cost);
@@ -310,7 +350,8 @@ describe('pagination', () => {
       expect(page.perPage).toBe(3);
       seen.push(...page.data.map((m) => m.id));
       // Insert between pages: the cursor must neither skip nor repeat what was there.
-      if (pages <= 2) await client.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: `Inserted ${pages}` });
+      if (pages <= 2)
+        await client.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: `Inserted ${pages}` });
     }
     expect(pages).toBeGreaterThanOrEqual(3);
     expect(new Set(seen).size).toBe(seen.length);
@@ -334,7 +375,9 @@ describe('input validation and logging', () => {
   it('rejects invalid input before anything reaches the sandbox', async () => {
     const observed = observedFetch();
     const { client } = await accountClient({}, { fetch: observed.fetch });
-    await expect(client.sms.send({ recipients: ['not-a-number'], sender: 'ACME', message: 'x' })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      client.sms.send({ recipients: ['not-a-number'], sender: 'ACME', message: 'x' }),
+    ).rejects.toBeInstanceOf(InvalidInputError);
     await expect(client.otp.verify({ otp_id: 'otp_1', code: 'abc' })).rejects.toBeInstanceOf(InvalidInputError);
     await expect(client.webhooks.create({ url: 'ftp://example.com' })).rejects.toBeInstanceOf(InvalidInputError);
     await expect(client.webhooks.update('wh_1', {})).rejects.toBeInstanceOf(InvalidInputError);
@@ -347,7 +390,9 @@ describe('input validation and logging', () => {
     const { client, token } = await accountClient({}, { logger: (entry) => logs.push(entry) });
     const sent = await client.sms.send({ recipients: [ALICE, BOB], sender: 'ACME', message: 'Very personal text' });
     await client.messages.get(sent.messages[0]!.provider_message_id);
-    await client.sms.send({ recipients: [ALICE], sender: 'NOTAPPROVED', message: 'Very personal text' }).catch((e: unknown) => e);
+    await client.sms
+      .send({ recipients: [ALICE], sender: 'NOTAPPROVED', message: 'Very personal text' })
+      .catch((e: unknown) => e);
 
     expect(logs.map((l) => [l.method, l.path, l.status])).toEqual([
       ['POST', '/sms/send', 202],

@@ -57,7 +57,9 @@ describe('requests', () => {
     const { client, requests } = clientWith([{ status: 202, body: { data: smsResult() } }]);
     const error = await client.sms.send({ recipients: ['12'], sender: 'ACME', message: '' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as InvalidInputError).details.map((d) => d.path)).toEqual(expect.arrayContaining(['recipients.0', 'message']));
+    expect((error as InvalidInputError).details.map((d) => d.path)).toEqual(
+      expect.arrayContaining(['recipients.0', 'message']),
+    );
     await expect(client.messages.get('')).rejects.toBeInstanceOf(InvalidInputError);
     expect(() => client.messages.list({ perPage: 500 })).toThrow(InvalidInputError);
     await expect(client.sms.send(SMS, { idempotencyKey: 'bad\nkey' })).rejects.toBeInstanceOf(InvalidInputError);
@@ -67,8 +69,12 @@ describe('requests', () => {
   it('refuses a bad configuration at construction', () => {
     expect(() => new MessagingClient({ baseUrl: 'not a url', token: TOKEN })).toThrow(InvalidInputError);
     expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: '' })).toThrow(InvalidInputError);
-    expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: TOKEN, maxRetries: -1 })).toThrow(InvalidInputError);
-    expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: TOKEN, timeoutMs: 0 })).toThrow(InvalidInputError);
+    expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: TOKEN, maxRetries: -1 })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => new MessagingClient({ baseUrl: 'http://x/v1', token: TOKEN, timeoutMs: 0 })).toThrow(
+      InvalidInputError,
+    );
     expect(() => new MessagingClient({ baseUrl: 'ftp://x/v1', token: TOKEN })).toThrow(InvalidInputError);
   });
 });
@@ -79,13 +85,25 @@ describe('results', () => {
       {
         status: 202,
         body: { data: smsResult({ extra_field: 'kept' }) },
-        headers: { 'idempotent-replayed': 'true', 'x-request-id': 'req_9', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '60' },
+        headers: {
+          'idempotent-replayed': 'true',
+          'x-request-id': 'req_9',
+          'x-ratelimit-limit': '120',
+          'x-ratelimit-remaining': '119',
+          'x-ratelimit-reset': '60',
+        },
       },
     ]);
     const result = await client.sms.send(SMS, { idempotencyKey: 'order-42' });
     expect(result.campaign_id).toBe('cmp_1');
     expect((result as Record<string, unknown>).extra_field).toBe('kept');
-    expect(result.lastResponse).toMatchObject({ status: 202, requestId: 'req_9', idempotencyKey: 'order-42', replayed: true, rateLimit: { limit: 120, remaining: 119 } });
+    expect(result.lastResponse).toMatchObject({
+      status: 202,
+      requestId: 'req_9',
+      idempotencyKey: 'order-42',
+      replayed: true,
+      rateLimit: { limit: 120, remaining: 119 },
+    });
     expect(Object.keys(result)).not.toContain('lastResponse');
     expect(JSON.parse(JSON.stringify(result))).toEqual(smsResult({ extra_field: 'kept' }));
     expect(client.rateLimit?.remaining).toBe(119);
@@ -99,7 +117,10 @@ describe('results', () => {
   });
 
   it('throws a clear error for a response that is not the envelope at all, or when strict', async () => {
-    for (const answer of [{ status: 200, rawBody: '<html>' }, { status: 200, body: { balance: 1 } }]) {
+    for (const answer of [
+      { status: 200, rawBody: '<html>' },
+      { status: 200, body: { balance: 1 } },
+    ]) {
       const { client } = clientWith([answer]);
       const error = await client.balance.get().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MessagingApiError);
@@ -120,7 +141,11 @@ describe('results', () => {
 
 describe('retries', () => {
   it('reuses the same idempotency key on its own retries after a 5xx and a network failure', async () => {
-    const { client, requests } = clientWith([{ status: 503, body: { code: 'internal_error', message: 'x' } }, { networkError: 'ECONNRESET' }, { status: 202, body: { data: smsResult() } }]);
+    const { client, requests } = clientWith([
+      { status: 503, body: { code: 'internal_error', message: 'x' } },
+      { networkError: 'ECONNRESET' },
+      { status: 202, body: { data: smsResult() } },
+    ]);
     const result = await client.sms.send(SMS);
     expect(requests).toHaveLength(3);
     const keys = new Set(requests.map((r) => r.headers.get('idempotency-key')));
@@ -136,7 +161,10 @@ describe('retries', () => {
   });
 
   it('does not retry a POST without an idempotency key on a 5xx or a network failure', async () => {
-    const five = clientWith([{ status: 500, body: { code: 'internal_error', message: 'x' } }, { status: 200, body: { data: {} } }]);
+    const five = clientWith([
+      { status: 500, body: { code: 'internal_error', message: 'x' } },
+      { status: 200, body: { data: {} } },
+    ]);
     await expect(five.client.lookups.create({ number: '+2348012345678' })).rejects.toBeInstanceOf(ServerError);
     expect(five.requests).toHaveLength(1);
     const net = clientWith([{ networkError: 'ECONNREFUSED' }]);
@@ -163,13 +191,19 @@ describe('retries', () => {
     await client.lookups.create({ number: '+2348012345678' });
     expect(requests).toHaveLength(2);
 
-    const conflict = clientWith([{ status: 409, body: { code: 'idempotency_in_progress', message: 'busy' } }, { status: 202, body: { data: smsResult() } }]);
+    const conflict = clientWith([
+      { status: 409, body: { code: 'idempotency_in_progress', message: 'busy' } },
+      { status: 202, body: { data: smsResult() } },
+    ]);
     await conflict.client.sms.send(SMS, { idempotencyKey: 'k1' });
     expect(conflict.requests.map((r) => r.headers.get('idempotency-key'))).toEqual(['k1', 'k1']);
   });
 
   it('throws a Retry-After beyond maxRetryAfterMs at once, with retryAfterMs', async () => {
-    const { client, requests } = clientWith([{ status: 429, body: { code: 'rate_limited', message: 'x' }, headers: { 'retry-after': '120' } }], { maxRetryAfterMs: 1000 });
+    const { client, requests } = clientWith(
+      [{ status: 429, body: { code: 'rate_limited', message: 'x' }, headers: { 'retry-after': '120' } }],
+      { maxRetryAfterMs: 1000 },
+    );
     const error = await client.balance.get().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBe(120_000);
@@ -203,7 +237,9 @@ describe('timeouts and cancellation', () => {
   });
 
   it('stops waiting between retries when aborted', async () => {
-    const { client, requests } = clientWith([{ status: 429, body: {}, headers: { 'retry-after': '20' } }], { maxRetryAfterMs: 60_000 });
+    const { client, requests } = clientWith([{ status: 429, body: {}, headers: { 'retry-after': '20' } }], {
+      maxRetryAfterMs: 60_000,
+    });
     const controller = new AbortController();
     const pending = client.balance.get({ signal: controller.signal });
     setTimeout(() => controller.abort(), 10);
@@ -219,7 +255,10 @@ describe('timeouts and cancellation', () => {
 });
 
 describe('pagination', () => {
-  const page = (ids: string[], next: string | null) => ({ status: 200, body: { data: ids.map((id) => ({ id })), next_cursor: next, per_page: 2 } });
+  const page = (ids: string[], next: string | null) => ({
+    status: 200,
+    body: { data: ids.map((id) => ({ id })), next_cursor: next, per_page: 2 },
+  });
 
   it('passes next_cursor back unchanged and stops on null', async () => {
     const { client, requests } = clientWith([page(['a', 'b'], 'opaque+/=cursor 1'), page(['c'], null)]);
@@ -239,7 +278,11 @@ describe('pagination', () => {
     expect(pages[0]?.lastResponse.status).toBe(200);
 
     requests.length = 0;
-    const { client: fresh, requests: freshRequests } = clientWith([page(['a', 'b'], 'c1'), page(['c', 'd'], 'c2'), page(['e'], null)]);
+    const { client: fresh, requests: freshRequests } = clientWith([
+      page(['a', 'b'], 'c1'),
+      page(['c', 'd'], 'c2'),
+      page(['e'], null),
+    ]);
     expect((await fresh.webhooks.list().toArray({ limit: 3 })).map((w) => w.id)).toEqual(['a', 'b', 'c']);
     expect(freshRequests).toHaveLength(2);
   });
@@ -254,12 +297,25 @@ describe('logging', () => {
     await client.otp.verify({ otp_id: 'otp_1', code: '987654' }).catch(() => undefined);
     const text = JSON.stringify(logs);
     expect(logs.length).toBeGreaterThanOrEqual(2);
-    for (const secret of [TOKEN, '2348012345678', '2348012345679', 'Hello there', '987654']) expect(text).not.toContain(secret);
-    expect(logs[0]).toMatchObject({ method: 'POST', path: '/sms/send', status: 422, attempt: 1, error: { type: 'ValidationError', code: 'validation_failed' } });
+    for (const secret of [TOKEN, '2348012345678', '2348012345679', 'Hello there', '987654'])
+      expect(text).not.toContain(secret);
+    expect(logs[0]).toMatchObject({
+      method: 'POST',
+      path: '/sms/send',
+      status: 422,
+      attempt: 1,
+      error: { type: 'ValidationError', code: 'validation_failed' },
+    });
   });
 
   it('logs personal data when logPersonalData is on, still never the token or the OTP code', async () => {
-    const { client, logs } = clientWith([{ status: 202, body: { data: smsResult() } }, { status: 200, body: { data: {} } }], { logPersonalData: true });
+    const { client, logs } = clientWith(
+      [
+        { status: 202, body: { data: smsResult() } },
+        { status: 200, body: { data: {} } },
+      ],
+      { logPersonalData: true },
+    );
     await client.sms.send(SMS);
     await client.otp.verify({ otp_id: 'otp_1', code: '987654' }).catch(() => undefined);
     const text = JSON.stringify(logs);
@@ -270,11 +326,14 @@ describe('logging', () => {
   });
 
   it('survives a logger that throws', async () => {
-    const { client } = clientWith([{ status: 200, body: { data: { balance: 1, currency: 'USD', spend_cap: null, spent_this_month: 0 } } }], {
-      logger: () => {
-        throw new Error('logger broke');
+    const { client } = clientWith(
+      [{ status: 200, body: { data: { balance: 1, currency: 'USD', spend_cap: null, spent_this_month: 0 } } }],
+      {
+        logger: () => {
+          throw new Error('logger broke');
+        },
       },
-    });
+    );
     await expect(client.balance.get()).resolves.toMatchObject({ balance: 1 });
   });
 });

@@ -15,7 +15,8 @@ import {
 } from '../../src/client/index.js';
 import { errorFromResponse, readErrorBody } from '../../src/client/error-response.js';
 
-const make = (status: number, body: unknown = { code: 'c', message: 'm' }) => errorFromResponse({ status, body, headers: {} });
+const make = (status: number, body: unknown = { code: 'c', message: 'm' }) =>
+  errorFromResponse({ status, body, headers: {} });
 
 describe('errorFromResponse', () => {
   it.each([
@@ -52,7 +53,13 @@ describe('errorFromResponse', () => {
   });
 
   it('keeps requestId, headers and Retry-After', () => {
-    const error = errorFromResponse({ status: 429, body: {}, headers: { 'retry-after': '2' }, requestId: 'req_1', retryAfterMs: 2000 });
+    const error = errorFromResponse({
+      status: 429,
+      body: {},
+      headers: { 'retry-after': '2' },
+      requestId: 'req_1',
+      retryAfterMs: 2000,
+    });
     expect(error).toMatchObject({ requestId: 'req_1', headers: { 'retry-after': '2' }, retryAfterMs: 2000 });
   });
 });
@@ -61,14 +68,25 @@ describe('readErrorBody', () => {
   it('reads the code from code, error_code or error.code', () => {
     expect(readErrorBody(400, { code: 'a', message: 'x' }).code).toBe('a');
     expect(readErrorBody(400, { error_code: 'b', message: 'x' }).code).toBe('b');
-    expect(readErrorBody(400, { error: { code: 'c', message: 'nested' } })).toMatchObject({ code: 'c', message: 'nested' });
+    expect(readErrorBody(400, { error: { code: 'c', message: 'nested' } })).toMatchObject({
+      code: 'c',
+      message: 'nested',
+    });
   });
   it('keeps well-formed details and drops the rest', () => {
-    const fields = readErrorBody(422, { code: 'validation_failed', message: 'x', details: [{ path: 'sender', message: 'bad' }, 'junk'] });
+    const fields = readErrorBody(422, {
+      code: 'validation_failed',
+      message: 'x',
+      details: [{ path: 'sender', message: 'bad' }, 'junk'],
+    });
     expect(fields.details).toEqual([{ path: 'sender', message: 'bad' }]);
   });
   it('falls back to http_<status> and a generic message for bodies without either', () => {
-    expect(readErrorBody(502, undefined)).toEqual({ code: 'http_502', message: 'The provider answered HTTP 502', details: [] });
+    expect(readErrorBody(502, undefined)).toEqual({
+      code: 'http_502',
+      message: 'The provider answered HTTP 502',
+      details: [],
+    });
     expect(readErrorBody(500, 'oops').code).toBe('http_500');
   });
 });

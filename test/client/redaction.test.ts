@@ -30,6 +30,8 @@ describe('masking helpers', () => {
     expect(maskNumber('+2348012345678')).toBe('+***********78');
   });
   it('masks number-like runs in free text, not short numbers', () => {
-    expect(maskNumbersInText('recipient +234 801 234 5678 is barred (code 42)')).toBe('recipient +*** *** *** **78 is barred (code 42)');
+    expect(maskNumbersInText('recipient +234 801 234 5678 is barred (code 42)')).toBe(
+      'recipient +*** *** *** **78 is barred (code 42)',
+    );
   });
 });

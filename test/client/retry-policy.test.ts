@@ -1,13 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, IdempotencyConflictError, NotFoundError, RateLimitError, ServerError, TimeoutError, ValidationError } from '../../src/client/index.js';
+import {
+  ConnectionError,
+  IdempotencyConflictError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from '../../src/client/index.js';
 import { parseRateLimit, parseRetryAfter } from '../../src/client/headers.js';
 import { backoffDelay, decideRetry, type RetryQuestion, type RetrySettings } from '../../src/client/retry-policy.js';
 
-const settings: RetrySettings = { maxRetries: 3, maxRetryAfterMs: 10_000, initialRetryDelayMs: 500, maxRetryDelayMs: 8_000 };
+const settings: RetrySettings = {
+  maxRetries: 3,
+  maxRetryAfterMs: 10_000,
+  initialRetryDelayMs: 500,
+  maxRetryDelayMs: 8_000,
+};
 const api = { status: 0, code: 'x', message: 'x' };
 
 function ask(failure: RetryQuestion['failure'], extra: Partial<RetryQuestion> = {}) {
-  return decideRetry({ failure, retriesDone: 0, replaySafe: true, hasIdempotencyKey: true, settings, random: () => 1, ...extra });
+  return decideRetry({
+    failure,
+    retriesDone: 0,
+    replaySafe: true,
+    hasIdempotencyKey: true,
+    settings,
+    random: () => 1,
+    ...extra,
+  });
 }
 
 describe('parseRetryAfter', () => {
@@ -31,11 +52,17 @@ describe('parseRetryAfter', () => {
 describe('parseRateLimit', () => {
   const now = Date.parse('2026-01-31T09:00:00Z');
   it('reads limit, remaining and a reset in seconds from now', () => {
-    const state = parseRateLimit({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '30' }, now);
+    const state = parseRateLimit(
+      { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '30' },
+      now,
+    );
     expect(state).toEqual({ limit: 120, remaining: 7, resetAt: new Date(now + 30_000) });
   });
   it('reads a reset given as a Unix time', () => {
-    const state = parseRateLimit({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 60) }, now);
+    const state = parseRateLimit(
+      { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 60) },
+      now,
+    );
     expect(state?.resetAt).toEqual(new Date(now + 60_000));
   });
   it('is undefined when the headers are missing', () => {
@@ -55,7 +82,10 @@ describe('backoffDelay (full jitter)', () => {
 
 describe('decideRetry', () => {
   it('retries a 429 after exactly Retry-After, whatever the method', () => {
-    expect(ask(new RateLimitError(api), { retryAfterMs: 2000, replaySafe: false, hasIdempotencyKey: false })).toEqual({ retry: true, delayMs: 2000 });
+    expect(ask(new RateLimitError(api), { retryAfterMs: 2000, replaySafe: false, hasIdempotencyKey: false })).toEqual({
+      retry: true,
+      delayMs: 2000,
+    });
   });
   it('hands a Retry-After beyond maxRetryAfterMs back to the caller', () => {
     expect(ask(new RateLimitError(api), { retryAfterMs: 10_001 })).toEqual({ retry: false });

@@ -17,7 +17,9 @@ const tsx = join(root, 'node_modules/.bin/tsx');
 const main = join(root, 'src/cli/main.ts');
 // A directory of its own, so no .data/dev.env of a developer's `msgflow dev` run leaks in.
 const cwd = mkdtempSync(join(tmpdir(), 'campaign-cli-'));
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')));
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
+);
 
 describe('msgflow campaign and schedule', () => {
   let stack: RunningStack;
@@ -34,7 +36,11 @@ describe('msgflow campaign and schedule', () => {
   beforeAll(async () => {
     stack = await startTestStack();
     const temporal = inject('temporal');
-    env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace, MSGFLOW_TASK_QUEUE: stack.taskQueue };
+    env = {
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      MSGFLOW_TASK_QUEUE: stack.taskQueue,
+    };
   });
   afterAll(async () => {
     await stack?.close();
@@ -44,8 +50,19 @@ describe('msgflow campaign and schedule', () => {
   it('starts a campaign, shows its progress, and prints the result', { timeout: 120_000 }, async () => {
     const key = `cli-${Date.now()}`;
     const started = await msgflow(
-      'campaign', 'start', '--key', key, '--sender', 'ACME', '--message', 'Your payment is due',
-      '--to', `+${MAGIC_NUMBERS.delivered},${MAGIC_NUMBERS.undelivered},+234 803 000 0009`, '--chunk-size', '2', '--wait',
+      'campaign',
+      'start',
+      '--key',
+      key,
+      '--sender',
+      'ACME',
+      '--message',
+      'Your payment is due',
+      '--to',
+      `+${MAGIC_NUMBERS.delivered},${MAGIC_NUMBERS.undelivered},+234 803 000 0009`,
+      '--chunk-size',
+      '2',
+      '--wait',
     );
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
@@ -57,10 +74,28 @@ describe('msgflow campaign and schedule', () => {
     expect(started.stdout).toMatch(/states: delivered 2, undelivered 1, failed 0, rejected 0, expired 0/);
 
     const status = await msgflow('campaign', 'status', key, '--json');
-    expect(JSON.parse(status.stdout)).toMatchObject({ phase: 'completed', sent: 3, queued: 0, counts: { delivered: 2, undelivered: 1 } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      phase: 'completed',
+      sent: 3,
+      queued: 0,
+      counts: { delivered: 2, undelivered: 1 },
+    });
 
     // The same key again: the same campaign, nothing new sent.
-    const again = await msgflow('campaign', 'start', '--key', key, '--sender', 'ACME', '--message', 'Your payment is due', '--to', '2348030000009', '--wait', '--json');
+    const again = await msgflow(
+      'campaign',
+      'start',
+      '--key',
+      key,
+      '--sender',
+      'ACME',
+      '--message',
+      'Your payment is due',
+      '--to',
+      '2348030000009',
+      '--wait',
+      '--json',
+    );
     expect(JSON.parse(again.stdout.slice(again.stdout.indexOf('{')))).toMatchObject({ sent: 3 });
     expect((await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms')).toHaveLength(3);
 
@@ -70,7 +105,16 @@ describe('msgflow campaign and schedule', () => {
   });
 
   it('refuses bad input with a clear message', { timeout: 60_000 }, async () => {
-    const badNumber = await msgflow('campaign', 'start', '--sender', 'ACME', '--message', 'hi', '--to', '2348030000009,call me');
+    const badNumber = await msgflow(
+      'campaign',
+      'start',
+      '--sender',
+      'ACME',
+      '--message',
+      'hi',
+      '--to',
+      '2348030000009,call me',
+    );
     expect(badNumber.code).toBe(2);
     expect(badNumber.stderr).toContain('"call me" (recipient 2): unknown number format');
 
@@ -82,11 +126,31 @@ describe('msgflow campaign and schedule', () => {
     expect(noAudience.code).toBe(2);
     expect(noAudience.stderr).toContain('give an audience');
 
-    const badWindow = await msgflow('campaign', 'start', '--sender', 'ACME', '--message', 'hi', '--to', '2348030000009', '--window', '9-5');
+    const badWindow = await msgflow(
+      'campaign',
+      'start',
+      '--sender',
+      'ACME',
+      '--message',
+      'hi',
+      '--to',
+      '2348030000009',
+      '--window',
+      '9-5',
+    );
     expect(badWindow.code).toBe(2);
     expect(badWindow.stderr).toContain('--window must look like 09:00-18:00');
 
-    const badSender = await msgflow('campaign', 'start', '--sender', 'not a sender!', '--message', 'hi', '--to', '2348030000009');
+    const badSender = await msgflow(
+      'campaign',
+      'start',
+      '--sender',
+      'not a sender!',
+      '--message',
+      'hi',
+      '--to',
+      '2348030000009',
+    );
     expect(badSender.code).toBe(2);
     expect(badSender.stderr).toMatch(/Invalid campaign: sender/);
 
@@ -95,51 +159,95 @@ describe('msgflow campaign and schedule', () => {
     expect(unknown.stderr).toMatch(/not found/i);
   });
 
-  it('creates, lists, describes, pauses, unpauses, triggers, updates and deletes a schedule', { timeout: 180_000 }, async () => {
-    const file = join(cwd, 'due.csv');
-    writeFileSync(file, 'name,phone\nAda,+234 803 000 0011\nBola,2348030000012\n');
-    const id = `cli-reminder-${Date.now()}`;
+  it(
+    'creates, lists, describes, pauses, unpauses, triggers, updates and deletes a schedule',
+    { timeout: 180_000 },
+    async () => {
+      const file = join(cwd, 'due.csv');
+      writeFileSync(file, 'name,phone\nAda,+234 803 000 0011\nBola,2348030000012\n');
+      const id = `cli-reminder-${Date.now()}`;
 
-    const created = await msgflow(
-      'schedule', 'create', id, '--cron', '0 9 * * MON', '--time-zone', 'Africa/Lagos', '--catchup-window', '10m',
-      '--sender', 'ACME', '--message', 'Your payment is due', '--file', 'due.csv', '--json',
-    );
-    expect(created.stderr).toBe('');
-    expect(JSON.parse(created.stdout)).toMatchObject({
-      id,
-      timing: { cron: ['0 9 * * MON'], timeZone: 'Africa/Lagos' },
-      policies: { overlap: 'skip', catchupWindowMs: 600_000 },
-      campaign: { audience: { type: 'file', path: file } },
-    });
+      const created = await msgflow(
+        'schedule',
+        'create',
+        id,
+        '--cron',
+        '0 9 * * MON',
+        '--time-zone',
+        'Africa/Lagos',
+        '--catchup-window',
+        '10m',
+        '--sender',
+        'ACME',
+        '--message',
+        'Your payment is due',
+        '--file',
+        'due.csv',
+        '--json',
+      );
+      expect(created.stderr).toBe('');
+      expect(JSON.parse(created.stdout)).toMatchObject({
+        id,
+        timing: { cron: ['0 9 * * MON'], timeZone: 'Africa/Lagos' },
+        policies: { overlap: 'skip', catchupWindowMs: 600_000 },
+        campaign: { audience: { type: 'file', path: file } },
+      });
 
-    let listed = '';
-    for (let i = 0; i < 50 && !listed.includes(id); i++) listed = (await msgflow('schedule', 'list')).stdout;
-    expect(listed).toMatch(new RegExp(`^${id}  active  next \\S+`, 'm'));
+      let listed = '';
+      for (let i = 0; i < 50 && !listed.includes(id); i++) listed = (await msgflow('schedule', 'list')).stdout;
+      expect(listed).toMatch(new RegExp(`^${id}  active  next \\S+`, 'm'));
 
-    expect((await msgflow('schedule', 'pause', id, '--note', 'holiday')).stdout).toContain(`schedule ${id} paused`);
-    expect(await msgflow('schedule', 'describe', id)).toMatchObject({ stdout: expect.stringContaining(`schedule ${id}: paused (holiday)`) });
-    expect((await msgflow('schedule', 'unpause', id)).stdout).toContain('unpaused');
+      expect((await msgflow('schedule', 'pause', id, '--note', 'holiday')).stdout).toContain(`schedule ${id} paused`);
+      expect(await msgflow('schedule', 'describe', id)).toMatchObject({
+        stdout: expect.stringContaining(`schedule ${id}: paused (holiday)`),
+      });
+      expect((await msgflow('schedule', 'unpause', id)).stdout).toContain('unpaused');
 
-    const updated = await msgflow('schedule', 'update', id, '--message', 'Payment due today', '--every', '1d', '--offset', '8h', '--json');
-    expect(JSON.parse(updated.stdout)).toMatchObject({ timing: { intervals: [{ everyMs: 86_400_000, offsetMs: 28_800_000 }] }, campaign: { message: 'Payment due today' } });
+      const updated = await msgflow(
+        'schedule',
+        'update',
+        id,
+        '--message',
+        'Payment due today',
+        '--every',
+        '1d',
+        '--offset',
+        '8h',
+        '--json',
+      );
+      expect(JSON.parse(updated.stdout)).toMatchObject({
+        timing: { intervals: [{ everyMs: 86_400_000, offsetMs: 28_800_000 }] },
+        campaign: { message: 'Payment due today' },
+      });
 
-    expect((await msgflow('schedule', 'trigger', id)).stdout).toContain('triggered');
-    let described: { recentRuns: Array<{ workflowId: string }> } = { recentRuns: [] };
-    for (let i = 0; i < 100 && described.recentRuns.length === 0; i++) {
-      described = JSON.parse((await msgflow('schedule', 'describe', id, '--json')).stdout);
-    }
-    const runKey = described.recentRuns[0]!.workflowId;
-    const watched = await msgflow('campaign', 'watch', runKey);
-    expect(watched.stdout).toContain('completed: 2 sent');
-    expect((await stack.admin.inbox('2348030000011'))[0]).toMatchObject({ text: 'Payment due today' });
+      expect((await msgflow('schedule', 'trigger', id)).stdout).toContain('triggered');
+      let described: { recentRuns: Array<{ workflowId: string }> } = { recentRuns: [] };
+      for (let i = 0; i < 100 && described.recentRuns.length === 0; i++) {
+        described = JSON.parse((await msgflow('schedule', 'describe', id, '--json')).stdout);
+      }
+      const runKey = described.recentRuns[0]!.workflowId;
+      const watched = await msgflow('campaign', 'watch', runKey);
+      expect(watched.stdout).toContain('completed: 2 sent');
+      expect((await stack.admin.inbox('2348030000011'))[0]).toMatchObject({ text: 'Payment due today' });
 
-    expect((await msgflow('schedule', 'delete', id)).stdout).toContain('deleted');
-    const gone = await msgflow('schedule', 'describe', id);
-    expect(gone.code).toBe(1);
-    expect(gone.stderr).toContain(`no such schedule: ${id}`);
+      expect((await msgflow('schedule', 'delete', id)).stdout).toContain('deleted');
+      const gone = await msgflow('schedule', 'describe', id);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toContain(`no such schedule: ${id}`);
 
-    const noTiming = await msgflow('schedule', 'create', 'x', '--sender', 'ACME', '--message', 'hi', '--file', 'due.csv');
-    expect(noTiming.code).toBe(2);
-    expect(noTiming.stderr).toContain('give a timing');
-  });
+      const noTiming = await msgflow(
+        'schedule',
+        'create',
+        'x',
+        '--sender',
+        'ACME',
+        '--message',
+        'hi',
+        '--file',
+        'due.csv',
+      );
+      expect(noTiming.code).toBe(2);
+      expect(noTiming.stderr).toContain('give a timing');
+    },
+  );
 });

@@ -45,16 +45,30 @@ describe('a campaign through worker crashes', () => {
     writeFileSync(path, `${lines.join('\n')}\n`);
 
     workers.push(startWorkerProcess(stack));
-    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'crash-proof reminder', audience: { type: 'file', path }, chunkSize: CHUNK });
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'crash-proof reminder',
+      audience: { type: 'file', path },
+      chunkSize: CHUNK,
+    });
     const charged = async () => (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;
 
-    for (const [n, after] of [[1, 2 * CHUNK], [2, 10 * CHUNK]] as const) {
+    for (const [n, after] of [
+      [1, 2 * CHUNK],
+      [2, 10 * CHUNK],
+    ] as const) {
       // Kill the current worker while a chunk's send is running in it, once the campaign is that far along.
       await waitFor(async () => (await charged()) >= after, `${after} charges`, CRASH_WAIT);
-      await waitFor(async () => {
-        const { raw } = await stack.temporal.workflow.getHandle(run.workflowId).describe();
-        return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendCampaignChunk' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-      }, `a chunk send in flight (kill ${n})`, CRASH_WAIT);
+      await waitFor(
+        async () => {
+          const { raw } = await stack.temporal.workflow.getHandle(run.workflowId).describe();
+          return (raw.pendingActivities ?? []).some(
+            (a) => a.activityType?.name === 'sendCampaignChunk' && a.state === PENDING_ACTIVITY_STATE_STARTED,
+          );
+        },
+        `a chunk send in flight (kill ${n})`,
+        CRASH_WAIT,
+      );
       await workers.at(-1)!.kill();
       workers.push(startWorkerProcess(stack));
     }
@@ -67,11 +81,14 @@ describe('a campaign through worker crashes', () => {
     expect(charges).toHaveLength(RECIPIENTS);
     expect(new Set(charges.map((c) => c.recipient)).size).toBe(RECIPIENTS);
     const sandbox: Record<string, number> = {};
-    for await (const m of stack.messaging.messages.list({ perPage: 200 })) sandbox[m.status] = (sandbox[m.status] ?? 0) + 1;
+    for await (const m of stack.messaging.messages.list({ perPage: 200 }))
+      sandbox[m.status] = (sandbox[m.status] ?? 0) + 1;
     expect(sandbox).toEqual(result.counts);
 
     // The kills interrupted sends: some chunk request was attempted more than once, answered by its idempotency key.
-    const retried = (await allEvents(stack, run.workflowId)).filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+    const retried = (await allEvents(stack, run.workflowId)).filter(
+      (e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
+    );
     expect(retried.length).toBeGreaterThan(0);
   });
 });
@@ -80,7 +97,9 @@ describe('a campaign through worker crashes', () => {
 async function allEvents(stack: RunningStack, workflowId: string): Promise<temporal.api.history.v1.IHistoryEvent[]> {
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
   for await (const execution of stack.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
-    events.push(...((await stack.temporal.workflow.getHandle(workflowId, execution.runId).fetchHistory()).events ?? []));
+    events.push(
+      ...((await stack.temporal.workflow.getHandle(workflowId, execution.runId).fetchHistory()).events ?? []),
+    );
   }
   return events;
 }

@@ -33,56 +33,79 @@ describe('a campaign at scale', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`sends ${RECIPIENTS} recipients exactly once each and counts every state exactly`, { timeout: 1_200_000 }, async () => {
-    const magic = [...FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]), MAGIC_NUMBERS.neverFinal];
-    const plain = Array.from({ length: RECIPIENTS - magic.length }, (_, i) => `+234 80${String(10_000_000 + i)}`);
-    const valid = [...magic, ...plain];
-    const rows = valid.map((phone, i) => `${i},"${phone}",due`);
-    // Twenty repeats (written without spaces) and ten unreadable entries, spread through the file.
-    for (let i = 0; i < 20; i++) rows.splice(250 * i + 7, 0, `dup${i},${plain[i * 100]!.replace(/\s/g, '')},due`);
-    for (let i = 0; i < 10; i++) rows.splice(500 * i + 3, 0, `bad${i},not-a-number-${i},due`);
-    const path = join(dir, 'due.csv');
-    writeFileSync(path, `customer,phone,state\n${rows.join('\n')}\n`);
+  it(
+    `sends ${RECIPIENTS} recipients exactly once each and counts every state exactly`,
+    { timeout: 1_200_000 },
+    async () => {
+      const magic = [...FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]), MAGIC_NUMBERS.neverFinal];
+      const plain = Array.from({ length: RECIPIENTS - magic.length }, (_, i) => `+234 80${String(10_000_000 + i)}`);
+      const valid = [...magic, ...plain];
+      const rows = valid.map((phone, i) => `${i},"${phone}",due`);
+      // Twenty repeats (written without spaces) and ten unreadable entries, spread through the file.
+      for (let i = 0; i < 20; i++) rows.splice(250 * i + 7, 0, `dup${i},${plain[i * 100]!.replace(/\s/g, '')},due`);
+      for (let i = 0; i < 10; i++) rows.splice(500 * i + 3, 0, `bad${i},not-a-number-${i},due`);
+      const path = join(dir, 'due.csv');
+      writeFileSync(path, `customer,phone,state\n${rows.join('\n')}\n`);
 
-    const run = await stack.msgflow.startCampaign({
-      sender: 'ACME',
-      message: 'Your payment is due this week',
-      audience: { type: 'file', path },
-      // A window this machine's single worker keeps up with (each message is a workflow of its own).
-      chunkSize: 500,
-      maxOutstanding: 1000,
-      // Long enough for every delivered message's webhook under load; the never-final number waits it out.
-      waitWindowMs: 90_000,
-    });
-    const result = await run.result();
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'Your payment is due this week',
+        audience: { type: 'file', path },
+        // A window this machine's single worker keeps up with (each message is a workflow of its own).
+        chunkSize: 500,
+        maxOutstanding: 1000,
+        // Long enough for every delivered message's webhook under load; the never-final number waits it out.
+        waitWindowMs: 90_000,
+      });
+      const result = await run.result();
 
-    expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 20, invalid: { count: 10 }, notFinal: { count: 1 } });
-    expect(result.counts).toEqual({ delivered: RECIPIENTS - 5, undelivered: 1, failed: 1, rejected: 1, expired: 1, sent: 1 });
-    expect(result.estimate).toMatchObject({ recipients: RECIPIENTS, cost: result.cost });
+      expect(result).toMatchObject({
+        sent: RECIPIENTS,
+        duplicates: 20,
+        invalid: { count: 10 },
+        notFinal: { count: 1 },
+      });
+      expect(result.counts).toEqual({
+        delivered: RECIPIENTS - 5,
+        undelivered: 1,
+        failed: 1,
+        rejected: 1,
+        expired: 1,
+        sent: 1,
+      });
+      expect(result.estimate).toMatchObject({ recipients: RECIPIENTS, cost: result.cost });
 
-    // The sandbox's records agree, state by state, and each recipient was charged exactly once.
-    const sandbox: Record<string, number> = {};
-    for await (const m of stack.messaging.messages.list({ perPage: 200 })) sandbox[m.status] = (sandbox[m.status] ?? 0) + 1;
-    expect(sandbox).toEqual(result.counts);
-    const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
-    expect(charges).toHaveLength(RECIPIENTS);
-    expect(new Set(charges.map((c) => c.recipient)).size).toBe(RECIPIENTS);
-    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(result.cost);
+      // The sandbox's records agree, state by state, and each recipient was charged exactly once.
+      const sandbox: Record<string, number> = {};
+      for await (const m of stack.messaging.messages.list({ perPage: 200 }))
+        sandbox[m.status] = (sandbox[m.status] ?? 0) + 1;
+      expect(sandbox).toEqual(result.counts);
+      const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
+      expect(charges).toHaveLength(RECIPIENTS);
+      expect(new Set(charges.map((c) => c.recipient)).size).toBe(RECIPIENTS);
+      expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(result.cost);
 
-    // It continued as new, and no run's history passed the bound.
-    expect(result.runs).toBeGreaterThan(1);
-    let runIds: string[] = [];
-    // Visibility is eventually consistent: the last runs may take a moment to be listed.
-    for (let attempt = 0; attempt < 100 && runIds.length < result.runs; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 200));
-      runIds = [];
-      for await (const execution of stack.temporal.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) runIds.push(execution.runId);
-    }
-    expect(runIds.length).toBe(result.runs);
-    const lengths = await Promise.all(
-      runIds.map(async (runId) => ((await stack.temporal.workflow.getHandle(run.workflowId, runId).fetchHistory()).events ?? []).length),
-    );
-    console.log(`campaign of ${RECIPIENTS}: ${result.runs} runs, history lengths ${lengths.join(', ')} (threshold ${CAMPAIGN_DEFAULTS.maxEventsPerRun})`);
-    expect(Math.max(...lengths)).toBeLessThanOrEqual(HISTORY_BOUND);
-  });
+      // It continued as new, and no run's history passed the bound.
+      expect(result.runs).toBeGreaterThan(1);
+      let runIds: string[] = [];
+      // Visibility is eventually consistent: the last runs may take a moment to be listed.
+      for (let attempt = 0; attempt < 100 && runIds.length < result.runs; attempt++) {
+        if (attempt) await new Promise((r) => setTimeout(r, 200));
+        runIds = [];
+        for await (const execution of stack.temporal.workflow.list({ query: `WorkflowId = '${run.workflowId}'` }))
+          runIds.push(execution.runId);
+      }
+      expect(runIds.length).toBe(result.runs);
+      const lengths = await Promise.all(
+        runIds.map(
+          async (runId) =>
+            ((await stack.temporal.workflow.getHandle(run.workflowId, runId).fetchHistory()).events ?? []).length,
+        ),
+      );
+      console.log(
+        `campaign of ${RECIPIENTS}: ${result.runs} runs, history lengths ${lengths.join(', ')} (threshold ${CAMPAIGN_DEFAULTS.maxEventsPerRun})`,
+      );
+      expect(Math.max(...lengths)).toBeLessThanOrEqual(HISTORY_BOUND);
+    },
+  );
 });

@@ -16,8 +16,8 @@ import { waitFor } from '../support/wait-for.js';
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /** Distinct valid numbers that the sandbox delivers. */
-const numbers = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `23480${String(10_000_000 + from + i)}`);
-
+const numbers = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => `23480${String(10_000_000 + from + i)}`);
 
 /** Messages per status in the sandbox's own records. */
 async function sandboxCounts(stack: RunningStack): Promise<Record<string, number>> {
@@ -34,14 +34,19 @@ async function history(stack: RunningStack, run: CampaignRun): Promise<HistoryEv
   return (await stack.temporal.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
 }
 
-const isChunkSend = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendCampaignChunk';
+const isChunkSend = (e: HistoryEvent) =>
+  e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendCampaignChunk';
 /** The most chunk sends scheduled and not yet closed at any point of a history. */
 function maxChunkSendsInFlight(events: HistoryEvent[]): number {
   const open = new Set<string>();
   let max = 0;
   for (const e of events) {
     if (isChunkSend(e)) open.add(String(e.eventId));
-    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+    const closed =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
     if (closed) open.delete(String(closed.scheduledEventId));
     max = Math.max(max, open.size);
   }
@@ -60,82 +65,112 @@ describe('smsCampaign', () => {
     await stack?.close();
   });
 
-  it('sends in chunks, reports every state, invalid and duplicate recipients, and agrees with the sandbox', { timeout: 120_000 }, async () => {
-    const before = await smsCharges(stack);
-    const recipients = [
-      ...FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]),
-      MAGIC_NUMBERS.neverFinal,
-      '+1 (202) 555-0100', // the delivered number again, written differently
-      'call me',
-      ...numbers(3),
-      '12',
-    ];
-    const run = await stack.msgflow.startCampaign({
-      sender: 'ACME',
-      message: 'Your payment is due on Friday',
-      audience: { type: 'inline', recipients },
-      chunkSize: 3,
-      waitWindowMs: 3000,
-    });
-    expect(run.workflowId).toMatch(/^campaign:/);
-    const result = await run.result();
+  it(
+    'sends in chunks, reports every state, invalid and duplicate recipients, and agrees with the sandbox',
+    { timeout: 120_000 },
+    async () => {
+      const before = await smsCharges(stack);
+      const recipients = [
+        ...FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]),
+        MAGIC_NUMBERS.neverFinal,
+        '+1 (202) 555-0100', // the delivered number again, written differently
+        'call me',
+        ...numbers(3),
+        '12',
+      ];
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'Your payment is due on Friday',
+        audience: { type: 'inline', recipients },
+        chunkSize: 3,
+        waitWindowMs: 3000,
+      });
+      expect(run.workflowId).toMatch(/^campaign:/);
+      const result = await run.result();
 
-    expect(result).toMatchObject({ cancelled: false, sent: 9, chunks: 3, duplicates: 1 });
-    expect(result.counts).toEqual({ delivered: 4, undelivered: 1, failed: 1, rejected: 1, expired: 1, sent: 1 });
-    expect(result.invalid).toEqual({
-      count: 2,
-      recipients: [
-        { index: 7, value: 'call me', reason: 'unknown number format' },
-        { index: 11, value: '12', reason: expect.stringContaining('unknown number format') },
-      ],
-    });
-    expect(result.notFinal.count).toBe(1);
-    const [stuck] = result.notFinal.ids;
-    expect((await stack.messaging.messages.get(stuck!)).mobile_number).toBe(`+${MAGIC_NUMBERS.neverFinal}`);
+      expect(result).toMatchObject({ cancelled: false, sent: 9, chunks: 3, duplicates: 1 });
+      expect(result.counts).toEqual({ delivered: 4, undelivered: 1, failed: 1, rejected: 1, expired: 1, sent: 1 });
+      expect(result.invalid).toEqual({
+        count: 2,
+        recipients: [
+          { index: 7, value: 'call me', reason: 'unknown number format' },
+          { index: 11, value: '12', reason: expect.stringContaining('unknown number format') },
+        ],
+      });
+      expect(result.notFinal.count).toBe(1);
+      const [stuck] = result.notFinal.ids;
+      expect((await stack.messaging.messages.get(stuck!)).mobile_number).toBe(`+${MAGIC_NUMBERS.neverFinal}`);
 
-    // The provider's records: the same states, each recipient charged once, and the cost we reported.
-    expect(await sandboxCounts(stack)).toEqual(result.counts);
-    const charges = (await smsCharges(stack)).slice(before.length);
-    expect(charges).toHaveLength(9);
-    expect(new Set(charges.map((c) => c.recipient)).size).toBe(9);
-    expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(result.cost);
-    expect(result.estimate).toMatchObject({ recipients: 9, segments: 1, cost: result.cost });
+      // The provider's records: the same states, each recipient charged once, and the cost we reported.
+      expect(await sandboxCounts(stack)).toEqual(result.counts);
+      const charges = (await smsCharges(stack)).slice(before.length);
+      expect(charges).toHaveLength(9);
+      expect(new Set(charges.map((c) => c.recipient)).size).toBe(9);
+      expect(charges.reduce((sum, c) => sum + c.amount, 0)).toBe(result.cost);
+      expect(result.estimate).toMatchObject({ recipients: 9, segments: 1, cost: result.cost });
 
-    expect(await run.progress()).toMatchObject({ phase: 'completed', sent: 9, queued: 0, counts: result.counts });
-    const description = await stack.temporal.workflow.getHandle(run.workflowId).describe();
-    expect(description.typedSearchAttributes.getAll()).toEqual(
-      expect.arrayContaining([expect.objectContaining({ value: 'campaign' }), expect.objectContaining({ value: 'ACME' })]),
-    );
-  });
+      expect(await run.progress()).toMatchObject({ phase: 'completed', sent: 9, queued: 0, counts: result.counts });
+      const description = await stack.temporal.workflow.getHandle(run.workflowId).describe();
+      expect(description.typedSearchAttributes.getAll()).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ value: 'campaign' }),
+          expect.objectContaining({ value: 'ACME' }),
+        ]),
+      );
+    },
+  );
 
-  it('starts once per key: a second start returns the same campaign and sends nothing new', { timeout: 60_000 }, async () => {
-    const key = `once-${Date.now()}`;
-    const input = { sender: 'ACME', message: 'once', audience: { type: 'inline' as const, recipients: numbers(2, 100) } };
-    const first = await stack.msgflow.startCampaign(input, { key });
-    const whileRunning = await stack.msgflow.startCampaign(input, { key });
-    const a = await first.result();
-    const charges = await smsCharges(stack);
-    const afterDone = await stack.msgflow.startCampaign({ ...input, message: 'a different text' }, { key });
+  it(
+    'starts once per key: a second start returns the same campaign and sends nothing new',
+    { timeout: 60_000 },
+    async () => {
+      const key = `once-${Date.now()}`;
+      const input = {
+        sender: 'ACME',
+        message: 'once',
+        audience: { type: 'inline' as const, recipients: numbers(2, 100) },
+      };
+      const first = await stack.msgflow.startCampaign(input, { key });
+      const whileRunning = await stack.msgflow.startCampaign(input, { key });
+      const a = await first.result();
+      const charges = await smsCharges(stack);
+      const afterDone = await stack.msgflow.startCampaign({ ...input, message: 'a different text' }, { key });
 
-    expect(whileRunning.workflowId).toBe(first.workflowId);
-    expect(afterDone.workflowId).toBe(first.workflowId);
-    expect(await afterDone.result()).toEqual(a);
-    expect(await whileRunning.result()).toEqual(a);
-    expect(await smsCharges(stack)).toHaveLength(charges.length);
-  });
+      expect(whileRunning.workflowId).toBe(first.workflowId);
+      expect(afterDone.workflowId).toBe(first.workflowId);
+      expect(await afterDone.result()).toEqual(a);
+      expect(await whileRunning.result()).toEqual(a);
+      expect(await smsCharges(stack)).toHaveLength(charges.length);
+    },
+  );
 
   it('keeps up to chunksInFlight sends in flight, never more, each charged once', { timeout: 120_000 }, async () => {
     const before = await smsCharges(stack);
     const recipients = numbers(12, 600);
-    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'in flight', audience: { type: 'inline', recipients }, chunkSize: 1, chunksInFlight: 3 });
-    expect(await run.result()).toMatchObject({ sent: 12, chunks: 12, counts: expect.objectContaining({ delivered: 12 }) });
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'in flight',
+      audience: { type: 'inline', recipients },
+      chunkSize: 1,
+      chunksInFlight: 3,
+    });
+    expect(await run.result()).toMatchObject({
+      sent: 12,
+      chunks: 12,
+      counts: expect.objectContaining({ delivered: 12 }),
+    });
     expect(await smsCharges(stack)).toHaveLength(before.length + 12);
     expect(maxChunkSendsInFlight(await history(stack, run))).toBe(3);
   });
 
   it('pauses between chunks and resumes to an exact finish', { timeout: 120_000 }, async () => {
     const recipients = numbers(24, 200);
-    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'pause me', audience: { type: 'inline', recipients }, chunkSize: 1 });
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'pause me',
+      audience: { type: 'inline', recipients },
+      chunkSize: 1,
+    });
     await waitFor(async () => (await run.progress()).sent >= 3, 'a few chunks');
 
     const paused = await run.pause('checking the text');
@@ -148,7 +183,11 @@ describe('smsCampaign', () => {
 
     expect(await run.resume()).toMatchObject({ paused: false, pausedReason: null });
     const result = await run.result();
-    expect(result).toMatchObject({ sent: recipients.length, chunks: recipients.length, counts: expect.objectContaining({ delivered: recipients.length }) });
+    expect(result).toMatchObject({
+      sent: recipients.length,
+      chunks: recipients.length,
+      counts: expect.objectContaining({ delivered: recipients.length }),
+    });
 
     // No chunk was scheduled between the pause and the resume (those in flight finished).
     const events = await history(stack, run);
@@ -162,7 +201,12 @@ describe('smsCampaign', () => {
   it('cancel stops further chunks and reports what was already sent', { timeout: 120_000 }, async () => {
     const before = await smsCharges(stack);
     const recipients = numbers(40, 300);
-    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'cancel me', audience: { type: 'inline', recipients }, chunkSize: 2 });
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'cancel me',
+      audience: { type: 'inline', recipients },
+      chunkSize: 2,
+    });
     await waitFor(async () => (await run.progress()).sent >= 4, 'a few chunks');
     await run.cancel();
     const result = await run.result();
@@ -197,10 +241,14 @@ describe('smsCampaign', () => {
     expect(Date.parse(waiting.windowOpensAt!)).toBe(opensAt);
 
     // After the window: some sent, the rest waits for tomorrow's window.
-    const after = await waitFor(async () => {
-      const p = await run.progress();
-      return p.phase === 'outside-window' && p.sent > 0 && p;
-    }, 'the window to close', { timeoutMs: 30_000 });
+    const after = await waitFor(
+      async () => {
+        const p = await run.progress();
+        return p.phase === 'outside-window' && p.sent > 0 && p;
+      },
+      'the window to close',
+      { timeoutMs: 30_000 },
+    );
     expect(after.sent).toBeLessThan(recipients.length);
     expect(Date.parse(after.windowOpensAt!)).toBe(opensAt + 24 * 60 * 60 * 1000);
 
@@ -213,7 +261,9 @@ describe('smsCampaign', () => {
     // window: the workflow's clock then is the start of the workflow task that scheduled it.
     const events = await history(stack, run);
     const sends = events.filter(isChunkSend).map((e) => {
-      const taskStarted = events.find((t) => Number(t.eventId) === Number(e.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId) - 1)!;
+      const taskStarted = events.find(
+        (t) => Number(t.eventId) === Number(e.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId) - 1,
+      )!;
       return Number(taskStarted.eventTime!.seconds) * 1000 + Math.floor((taskStarted.eventTime!.nanos ?? 0) / 1e6);
     });
     expect(sends).toHaveLength(result.sent);
@@ -221,57 +271,100 @@ describe('smsCampaign', () => {
     expect(Math.max(...sends)).toBeLessThan(closesAt);
   });
 
-  it('fails early, sending nothing, when the balance or the spend cap cannot cover the estimate', { timeout: 60_000 }, async () => {
-    const before = await smsCharges(stack);
-    const long = 'x'.repeat(1530); // ten segments per recipient
-    const tooCostly = await stack.msgflow.startCampaign({ sender: 'ACME', message: long, audience: { type: 'inline', recipients: numbers(5000, 1000) } });
-    await expect(tooCostly.result()).rejects.toMatchObject({ cause: { type: 'CampaignPreflightFailed', message: expect.stringMatching(/^insufficient balance: the campaign needs about 150000 USD/) } });
+  it(
+    'fails early, sending nothing, when the balance or the spend cap cannot cover the estimate',
+    { timeout: 60_000 },
+    async () => {
+      const before = await smsCharges(stack);
+      const long = 'x'.repeat(1530); // ten segments per recipient
+      const tooCostly = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: long,
+        audience: { type: 'inline', recipients: numbers(5000, 1000) },
+      });
+      await expect(tooCostly.result()).rejects.toMatchObject({
+        cause: {
+          type: 'CampaignPreflightFailed',
+          message: expect.stringMatching(/^insufficient balance: the campaign needs about 150000 USD/),
+        },
+      });
 
-    await stack.admin.setSpendCap(stack.accountId!, 10);
-    try {
-      const capped = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'hi', audience: { type: 'inline', recipients: numbers(5, 500) } });
-      await expect(capped.result()).rejects.toMatchObject({ cause: { type: 'CampaignPreflightFailed', message: expect.stringContaining('spend cap') } });
-    } finally {
-      await stack.admin.setSpendCap(stack.accountId!, null);
-    }
-    expect(await smsCharges(stack)).toHaveLength(before.length);
-  });
+      await stack.admin.setSpendCap(stack.accountId!, 10);
+      try {
+        const capped = await stack.msgflow.startCampaign({
+          sender: 'ACME',
+          message: 'hi',
+          audience: { type: 'inline', recipients: numbers(5, 500) },
+        });
+        await expect(capped.result()).rejects.toMatchObject({
+          cause: { type: 'CampaignPreflightFailed', message: expect.stringContaining('spend cap') },
+        });
+      } finally {
+        await stack.admin.setSpendCap(stack.accountId!, null);
+      }
+      expect(await smsCharges(stack)).toHaveLength(before.length);
+    },
+  );
 
-  it('pauses with the reason when the provider refuses a later chunk, and resumes with the same key', { timeout: 120_000 }, async () => {
-    const before = await smsCharges(stack);
-    const recipients = numbers(30, 700);
-    const run = await stack.msgflow.startCampaign({ sender: 'ACME', message: 'cap', audience: { type: 'inline', recipients }, chunkSize: 3 });
-    await waitFor(async () => (await run.progress()).sent >= 6, 'a few chunks');
-    // The spend cap is reached mid-campaign: the next chunk is refused with 403.
-    const { spent_this_month } = await stack.messaging.balance.get();
-    await stack.admin.setSpendCap(stack.accountId!, spent_this_month);
-    try {
-      const paused = await waitFor(async () => {
-        const p = await run.progress();
-        return p.paused && p;
-      }, 'the refusal to pause the campaign');
-      expect(paused.pausedReason).toMatch(/^ProviderPermissionDenied: .*spend cap/i);
-      expect(paused.sent).toBeLessThan(recipients.length);
-    } finally {
-      await stack.admin.setSpendCap(stack.accountId!, null);
-    }
-    await run.resume();
-    const result = await run.result();
-    expect(result).toMatchObject({ sent: recipients.length, counts: expect.objectContaining({ delivered: recipients.length }) });
-    const charges = (await smsCharges(stack)).slice(before.length);
-    expect(new Set(charges.map((c) => c.recipient)).size).toBe(recipients.length);
-    expect(charges).toHaveLength(recipients.length);
-  });
+  it(
+    'pauses with the reason when the provider refuses a later chunk, and resumes with the same key',
+    { timeout: 120_000 },
+    async () => {
+      const before = await smsCharges(stack);
+      const recipients = numbers(30, 700);
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'cap',
+        audience: { type: 'inline', recipients },
+        chunkSize: 3,
+      });
+      await waitFor(async () => (await run.progress()).sent >= 6, 'a few chunks');
+      // The spend cap is reached mid-campaign: the next chunk is refused with 403.
+      const { spent_this_month } = await stack.messaging.balance.get();
+      await stack.admin.setSpendCap(stack.accountId!, spent_this_month);
+      try {
+        const paused = await waitFor(async () => {
+          const p = await run.progress();
+          return p.paused && p;
+        }, 'the refusal to pause the campaign');
+        expect(paused.pausedReason).toMatch(/^ProviderPermissionDenied: .*spend cap/i);
+        expect(paused.sent).toBeLessThan(recipients.length);
+      } finally {
+        await stack.admin.setSpendCap(stack.accountId!, null);
+      }
+      await run.resume();
+      const result = await run.result();
+      expect(result).toMatchObject({
+        sent: recipients.length,
+        counts: expect.objectContaining({ delivered: recipients.length }),
+      });
+      const charges = (await smsCharges(stack)).slice(before.length);
+      expect(new Set(charges.map((c) => c.recipient)).size).toBe(recipients.length);
+      expect(charges).toHaveLength(recipients.length);
+    },
+  );
 
   it('fails with the provider’s reason when the first chunk is refused', { timeout: 60_000 }, async () => {
-    const run = await stack.msgflow.startCampaign({ sender: 'NOTAPPROVED', message: 'hi', audience: { type: 'inline', recipients: numbers(2, 600) } });
-    await expect(run.result()).rejects.toMatchObject({ cause: { type: 'ProviderValidationFailed', message: expect.stringContaining('stopped before sending anything') } });
+    const run = await stack.msgflow.startCampaign({
+      sender: 'NOTAPPROVED',
+      message: 'hi',
+      audience: { type: 'inline', recipients: numbers(2, 600) },
+    });
+    await expect(run.result()).rejects.toMatchObject({
+      cause: { type: 'ProviderValidationFailed', message: expect.stringContaining('stopped before sending anything') },
+    });
   });
 
   it('refuses invalid input before anything starts', async () => {
     const audience = { type: 'inline' as const, recipients: numbers(1) };
-    await expect(stack.msgflow.startCampaign({ sender: '', message: 'x', audience })).rejects.toThrow(InvalidWorkflowInputError);
-    await expect(stack.msgflow.startCampaign({ sender: 'ACME', message: 'x', audience, chunkSize: 5000 })).rejects.toThrow(/chunkSize/);
-    await expect(stack.msgflow.startCampaign({ sender: 'ACME', message: 'x', audience }, { key: 'has space' })).rejects.toThrow(/key/);
+    await expect(stack.msgflow.startCampaign({ sender: '', message: 'x', audience })).rejects.toThrow(
+      InvalidWorkflowInputError,
+    );
+    await expect(
+      stack.msgflow.startCampaign({ sender: 'ACME', message: 'x', audience, chunkSize: 5000 }),
+    ).rejects.toThrow(/chunkSize/);
+    await expect(
+      stack.msgflow.startCampaign({ sender: 'ACME', message: 'x', audience }, { key: 'has space' }),
+    ).rejects.toThrow(/key/);
   });
 });

@@ -44,7 +44,11 @@ describe('checkContacts', () => {
 
   it('continues as new in long checks without losing or reordering a contact', async () => {
     const many = Array.from({ length: 7 }, (_, i) => `23480123456${String(40 + i)}`);
-    const started = await stack.msgflow.checkContacts({ numbers: [...many, '999'], emails: ['ada@example.com'], checksPerRun: 3 });
+    const started = await stack.msgflow.checkContacts({
+      numbers: [...many, '999'],
+      emails: ['ada@example.com'],
+      checksPerRun: 3,
+    });
     const result = await started.result();
     expect(result.valid.map((c) => c.value)).toEqual([...many, 'ada@example.com']);
     expect(result.invalid.map((c) => c.value)).toEqual(['999']);
@@ -59,6 +63,8 @@ describe('checkContacts', () => {
   it('refuses invalid input before anything is started', async () => {
     await expect(stack.msgflow.checkContacts({})).rejects.toThrow(InvalidWorkflowInputError);
     await expect(stack.msgflow.checkContacts({ numbers: ['1'] })).rejects.toThrow(/numbers/);
-    await expect(stack.msgflow.checkContacts({ emails: Array.from({ length: 1001 }, () => 'a@b.co') })).rejects.toThrow(/emails/);
+    await expect(stack.msgflow.checkContacts({ emails: Array.from({ length: 1001 }, () => 'a@b.co') })).rejects.toThrow(
+      /emails/,
+    );
   });
 });

@@ -21,7 +21,13 @@ import { waitFor } from '../support/wait-for.js';
 const NUMBER = `+${MAGIC_NUMBERS.delivered}`;
 
 function statusEvent(providerMessageId: string, status: FinalStatus, at = new Date()): MessageStatusEvent {
-  return { event: `message.${status}`, mobile_number: NUMBER, provider_message_id: providerMessageId, status, timestamp: formatTimestamp(at) };
+  return {
+    event: `message.${status}`,
+    mobile_number: NUMBER,
+    provider_message_id: providerMessageId,
+    status,
+    timestamp: formatTimestamp(at),
+  };
 }
 
 describe('webhook ingress', () => {
@@ -29,7 +35,11 @@ describe('webhook ingress', () => {
   const post = async (body: unknown, { secret = stack.webhookSecret, sentAt = Date.now() } = {}) => {
     const raw = JSON.stringify(body);
     const headers = signWebhook([secret], `msg_${randomUUID()}`, Math.floor(sentAt / 1000), raw);
-    return fetch(stack.ingress.webhookUrl, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: raw });
+    return fetch(stack.ingress.webhookUrl, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: raw,
+    });
   };
   const outcomeOf = (id: string) => stack.temporal.workflow.getHandle(messageWorkflowId(id)).query(outcomeQuery);
   const signalsReceived = async (workflowId: string, name: string) => {
@@ -39,7 +49,9 @@ describe('webhook ingress', () => {
 
   beforeAll(async () => {
     // Retries long enough to outlast the Temporal outage below (and gRPC's reconnect backoff after it).
-    stack = await startTestStack({ sandbox: { webhooks: { retryScheduleMs: [50, 100, 200, 400, 800, 1600, 3200, 6400] } } });
+    stack = await startTestStack({
+      sandbox: { webhooks: { retryScheduleMs: [50, 100, 200, 400, 800, 1600, 3200, 6400] } },
+    });
   });
   afterAll(async () => {
     await stack?.close();
@@ -61,7 +73,10 @@ describe('webhook ingress', () => {
   it('signals every event of a batch body', async () => {
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     const statuses: FinalStatus[] = ['delivered', 'failed', 'expired'];
-    const response = await post({ type: 'message.status.batch', events: ids.map((id, i) => statusEvent(id, statuses[i]!)) });
+    const response = await post({
+      type: 'message.status.batch',
+      events: ids.map((id, i) => statusEvent(id, statuses[i]!)),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ received: 3 });
     for (const [i, id] of ids.entries()) expect(await outcomeOf(id)).toMatchObject({ status: statuses[i] });
@@ -86,7 +101,9 @@ describe('webhook ingress', () => {
 
   it('rejects forged and stale deliveries and signals nothing', async () => {
     const forgedId = `forged-${randomUUID()}`;
-    const forged = await post(statusEvent(forgedId, 'delivered'), { secret: 'whsec_' + Buffer.from('not the secret').toString('base64') });
+    const forged = await post(statusEvent(forgedId, 'delivered'), {
+      secret: 'whsec_' + Buffer.from('not the secret').toString('base64'),
+    });
     expect(forged.status).toBe(401);
     expect(await forged.json()).toMatchObject({ code: 'bad_signature' });
 
@@ -95,11 +112,16 @@ describe('webhook ingress', () => {
     expect(stale.status).toBe(401);
     expect(await stale.json()).toMatchObject({ code: 'stale_timestamp' });
 
-    const unsigned = await fetch(stack.ingress.webhookUrl, { method: 'POST', body: JSON.stringify(statusEvent(forgedId, 'delivered')) });
+    const unsigned = await fetch(stack.ingress.webhookUrl, {
+      method: 'POST',
+      body: JSON.stringify(statusEvent(forgedId, 'delivered')),
+    });
     expect(unsigned.status).toBe(401);
 
     for (const id of [forgedId, staleId]) {
-      await expect(stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe()).rejects.toThrow(WorkflowNotFoundError);
+      await expect(stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe()).rejects.toThrow(
+        WorkflowNotFoundError,
+      );
     }
   });
 
@@ -111,9 +133,14 @@ describe('webhook ingress', () => {
     const id = `bad-${randomUUID()}`;
     const mismatched = await post({ ...statusEvent(id, 'delivered'), status: 'failed' });
     expect(mismatched.status).toBe(422);
-    const halfBad = await post({ type: 'message.status.batch', events: [statusEvent(id, 'delivered'), { event: 'message.delivered' }] });
+    const halfBad = await post({
+      type: 'message.status.batch',
+      events: [statusEvent(id, 'delivered'), { event: 'message.delivered' }],
+    });
     expect(halfBad.status).toBe(422);
-    await expect(stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe()).rejects.toThrow(WorkflowNotFoundError);
+    await expect(stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe()).rejects.toThrow(
+      WorkflowNotFoundError,
+    );
   });
 
   it('answers 503 while Temporal is unreachable, and the provider retry delivers the event afterwards', async () => {
@@ -125,7 +152,12 @@ describe('webhook ingress', () => {
     // The ingress under test reaches Temporal only through the proxy; the verifier learns its secret below.
     const ingress = await startIngress({
       verifier: { verify: (headers, body) => verifyWebhook(headers, body, { secrets: [secret] }) },
-      signaler: temporalSignaler({ client: new Client({ connection, namespace }), taskQueue: stack.taskQueue, callTimeoutMs: 1000, attempts: 1 }),
+      signaler: temporalSignaler({
+        client: new Client({ connection, namespace }),
+        taskQueue: stack.taskQueue,
+        callTimeoutMs: 1000,
+        attempts: 1,
+      }),
       hooks: { onDelivery: (outcome) => answers.push(outcome.status) },
     });
     const [endpoint] = await stack.messaging.webhooks.list().toArray();
@@ -134,7 +166,11 @@ describe('webhook ingress', () => {
     secret = registration.secret;
     try {
       await proxy.cut();
-      const sent = await stack.messaging.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: 'while down' });
+      const sent = await stack.messaging.sms.send({
+        recipients: [MAGIC_NUMBERS.delivered],
+        sender: 'ACME',
+        message: 'while down',
+      });
       const id = sent.messages[0]!.provider_message_id;
       await waitFor(() => answers.includes(503), 'a 503 from the ingress', { timeoutMs: 30_000, intervalMs: 25 });
       await proxy.restore();

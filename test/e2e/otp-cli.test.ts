@@ -13,7 +13,9 @@ const tsx = join(root, 'node_modules/.bin/tsx');
 const main = join(root, 'src/cli/main.ts');
 // A directory of its own, so no .data/dev.env of a developer's `msgflow dev` run leaks in.
 const cwd = mkdtempSync(join(tmpdir(), 'otp-cli-'));
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')));
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
+);
 
 interface Run {
   code: number;
@@ -42,37 +44,46 @@ describe('msgflow otp', () => {
   beforeAll(async () => {
     stack = await startTestStack({ otpKeys: otp.keys, sandbox: { otpPerIpPerMinute: 10_000 } });
     const temporal = inject('temporal');
-    env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace, MSGFLOW_TASK_QUEUE: stack.taskQueue, ...otp.env };
+    env = {
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      MSGFLOW_TASK_QUEUE: stack.taskQueue,
+      ...otp.env,
+    };
   });
   afterAll(async () => {
     await stack?.close();
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('sends a code, refuses a wrong one with exit status 3, verifies the right one from stdin', { timeout: 120_000 }, async () => {
-    const recipient = '2348012345680';
-    const sent = await run(['otp', 'send', '--purpose', 'login', '--to', `+${recipient}`, '--cooldown', '60'], env);
-    expect(sent.stderr).toBe('');
-    expect(sent.code).toBe(0);
-    expect(sent.stdout).toMatch(/^sent {2}sends 1 \(2 left\)/);
-    expect(sent.stdout).toContain('workflow otp:login:');
-    const code = (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
-    expect(sent.stdout).not.toContain(code);
-    expect(sent.stdout).not.toContain(recipient);
+  it(
+    'sends a code, refuses a wrong one with exit status 3, verifies the right one from stdin',
+    { timeout: 120_000 },
+    async () => {
+      const recipient = '2348012345680';
+      const sent = await run(['otp', 'send', '--purpose', 'login', '--to', `+${recipient}`, '--cooldown', '60'], env);
+      expect(sent.stderr).toBe('');
+      expect(sent.code).toBe(0);
+      expect(sent.stdout).toMatch(/^sent {2}sends 1 \(2 left\)/);
+      expect(sent.stdout).toContain('workflow otp:login:');
+      const code = (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
+      expect(sent.stdout).not.toContain(code);
+      expect(sent.stdout).not.toContain(recipient);
 
-    const status = await run(['otp', 'status', '--purpose', 'login', '--to', recipient], env);
-    expect(JSON.parse(status.stdout)).toMatchObject({ status: 'pending', sends: 1, attemptsRemaining: 5 });
+      const status = await run(['otp', 'status', '--purpose', 'login', '--to', recipient], env);
+      expect(JSON.parse(status.stdout)).toMatchObject({ status: 'pending', sends: 1, attemptsRemaining: 5 });
 
-    const wrongCode = code === '000000' ? '111111' : '000000';
-    const wrong = await run(['otp', 'verify', '--purpose', 'login', '--to', recipient, '--code', wrongCode], env);
-    expect(wrong).toMatchObject({ code: 3, stdout: 'invalid  attempts remaining 4\n' });
+      const wrongCode = code === '000000' ? '111111' : '000000';
+      const wrong = await run(['otp', 'verify', '--purpose', 'login', '--to', recipient, '--code', wrongCode], env);
+      expect(wrong).toMatchObject({ code: 3, stdout: 'invalid  attempts remaining 4\n' });
 
-    const right = await run(['otp', 'verify', '--purpose', 'login', '--to', recipient], env, `${code}\n`);
-    expect(right).toMatchObject({ code: 0, stdout: 'verified  attempts remaining 4\n' });
+      const right = await run(['otp', 'verify', '--purpose', 'login', '--to', recipient], env, `${code}\n`);
+      expect(right).toMatchObject({ code: 0, stdout: 'verified  attempts remaining 4\n' });
 
-    const after = await run(['otp', 'status', '--purpose', 'login', '--to', recipient], env);
-    expect(after.stdout).toBe('no running session\n');
-  });
+      const after = await run(['otp', 'status', '--purpose', 'login', '--to', recipient], env);
+      expect(after.stdout).toBe('no running session\n');
+    },
+  );
 
   it('names what is wrong: bad input exits 1, a missing key exits 2', { timeout: 60_000 }, async () => {
     const bad = await run(['otp', 'verify', '--purpose', 'login', '--to', '2348012345681', '--code', '12ab'], env);

@@ -21,15 +21,26 @@ describe('concurrent OTP verifications', () => {
     const sent = await stack.msgflow.sendOtp({ purpose: 'login', recipient });
     const code = (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
 
-    const answers = await Promise.all(Array.from({ length: 5 }, () => stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })),
+    );
     expect(answers.filter((a) => a.status === 'verified')).toHaveLength(1);
-    expect(answers.filter((a) => a.status !== 'verified').map((a) => a.status)).toEqual(['used', 'used', 'used', 'used']);
+    expect(answers.filter((a) => a.status !== 'verified').map((a) => a.status)).toEqual([
+      'used',
+      'used',
+      'used',
+      'used',
+    ]);
 
     const events = (await stack.temporal.workflow.getHandle(sent.workflowId).fetchHistory()).events ?? [];
-    const acceptedVerifies = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'verify');
+    const acceptedVerifies = events.filter(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'verify',
+    );
     expect(acceptedVerifies.length).toBeGreaterThanOrEqual(2);
     // Only the first reached the provider: the lock answered the rest from the session's state.
-    const providerChecks = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'verifyOtpCode');
+    const providerChecks = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'verifyOtpCode',
+    );
     expect(providerChecks).toHaveLength(1);
   });
 });

@@ -19,7 +19,11 @@ describe('a worker crash mid OTP send', () => {
 
   beforeAll(async () => {
     // The provider holds each send for 3 s: long enough to kill the worker while the request is in flight.
-    stack = await startTestStack({ startWorker: false, otpKeys: otp.keys, sandbox: { sendLatencyMs: 3000, otpPerIpPerMinute: 10_000 } });
+    stack = await startTestStack({
+      startWorker: false,
+      otpKeys: otp.keys,
+      sandbox: { sendLatencyMs: 3000, otpPerIpPerMinute: 10_000 },
+    });
   });
   afterAll(async () => {
     for (const worker of workers) await worker.kill();
@@ -32,10 +36,16 @@ describe('a worker crash mid OTP send', () => {
     const sending = stack.msgflow.sendOtp({ purpose: 'login', recipient });
     const handle = stack.temporal.workflow.getHandle(otpWorkflowId(otp.keys.hashKey, 'login', recipient));
 
-    await waitFor(async () => {
-      const { raw } = await handle.describe();
-      return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendOtpCode' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-    }, 'the code send running in the first worker', { intervalMs: 50 });
+    await waitFor(
+      async () => {
+        const { raw } = await handle.describe();
+        return (raw.pendingActivities ?? []).some(
+          (a) => a.activityType?.name === 'sendOtpCode' && a.state === PENDING_ACTIVITY_STATE_STARTED,
+        );
+      },
+      'the code send running in the first worker',
+      { intervalMs: 50 },
+    );
     await workers[0]!.kill();
     workers.push(startWorkerProcess(stack, otp.env));
 
@@ -51,7 +61,9 @@ describe('a worker crash mid OTP send', () => {
     // The retry happened, and it was answered from the provider's idempotency record.
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendOtpCode');
-    const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId));
+    const started = events.find(
+      (e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId),
+    );
     expect(started?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
   });
 });

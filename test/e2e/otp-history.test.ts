@@ -26,7 +26,10 @@ async function rawHistoryBytes(stack: RunningStack, workflowId: string): Promise
     events.push(...(page.history?.events ?? []));
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
-  return { bytes: Buffer.from(proto.temporal.api.history.v1.History.encode({ events }).finish()), events: events.length };
+  return {
+    bytes: Buffer.from(proto.temporal.api.history.v1.History.encode({ events }).finish()),
+    events: events.length,
+  };
 }
 
 /** Runs a session to `verified`, with a wrong code on the way (both codes go through the history sealed). */

@@ -45,14 +45,19 @@ describe('OTP send-then-verify', () => {
     expect(sent.workflowId).toBe(otpWorkflowId(stack.otpKeys.hashKey, 'login', recipient));
     const code = await latestCode(recipient);
 
-    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toEqual({ status: 'verified', attemptsRemaining: 5 });
+    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toEqual({
+      status: 'verified',
+      attemptsRemaining: 5,
+    });
     // The same code again — the session has ended — is never a second success.
     expect((await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).status).toBe('used');
     const result = await stack.temporal.workflow.getHandle(sent.workflowId).result();
     expect(result).toMatchObject({ status: 'verified', sends: 1, failedAttempts: 0, failure: null });
     expect((await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).status).toBe('used');
 
-    const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'otp' && e.recipient === `+${recipient}`);
+    const charges = (await stack.admin.ledger(stack.accountId!)).filter(
+      (e) => e.kind === 'otp' && e.recipient === `+${recipient}`,
+    );
     expect(charges).toHaveLength(1);
   });
 
@@ -62,10 +67,22 @@ describe('OTP send-then-verify', () => {
     await stack.msgflow.sendOtp({ purpose, recipient, maxAttempts: 3, lockoutSeconds: 2 });
     const code = await latestCode(recipient);
 
-    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code: wrong(code) })).toEqual({ status: 'invalid', attemptsRemaining: 2 });
-    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code: wrong(code) })).toEqual({ status: 'invalid', attemptsRemaining: 1 });
-    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code: wrong(code) })).toEqual({ status: 'locked', attemptsRemaining: 0 });
-    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code })).toEqual({ status: 'locked', attemptsRemaining: 0 });
+    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code: wrong(code) })).toEqual({
+      status: 'invalid',
+      attemptsRemaining: 2,
+    });
+    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code: wrong(code) })).toEqual({
+      status: 'invalid',
+      attemptsRemaining: 1,
+    });
+    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code: wrong(code) })).toEqual({
+      status: 'locked',
+      attemptsRemaining: 0,
+    });
+    expect(await stack.msgflow.verifyOtp({ purpose, recipient, code })).toEqual({
+      status: 'locked',
+      attemptsRemaining: 0,
+    });
     const refused = await stack.msgflow.sendOtp({ purpose, recipient });
     expect(refused.status).toBe('locked');
     expect(refused.lockedUntil).not.toBeNull();
@@ -76,7 +93,9 @@ describe('OTP send-then-verify', () => {
     expect((await stack.msgflow.verifyOtp({ purpose, recipient, code })).status).toBe('locked');
     const fresh = await stack.msgflow.sendOtp({ purpose, recipient });
     expect(fresh).toMatchObject({ status: 'sent', sends: 1 });
-    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: await latestCode(recipient) })).status).toBe('verified');
+    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: await latestCode(recipient) })).status).toBe(
+      'verified',
+    );
   });
 
   it('expires a code when its lifetime passes, and answers expired afterwards', async () => {
@@ -86,14 +105,19 @@ describe('OTP send-then-verify', () => {
     const result = await stack.temporal.workflow.getHandle(sent.workflowId).result();
     expect(result).toMatchObject({ status: 'expired', sends: 1 });
     // The provider would still accept this code (its lifetime is longer): the session's timer decides.
-    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toEqual({ status: 'expired', attemptsRemaining: 0 });
-  });
-
-  it('answers expired when the pair has no session at all', async () => {
-    expect(await stack.msgflow.verifyOtp({ purpose: 'never-sent', recipient: newRecipient(), code: '123456' })).toEqual({
+    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toEqual({
       status: 'expired',
       attemptsRemaining: 0,
     });
+  });
+
+  it('answers expired when the pair has no session at all', async () => {
+    expect(await stack.msgflow.verifyOtp({ purpose: 'never-sent', recipient: newRecipient(), code: '123456' })).toEqual(
+      {
+        status: 'expired',
+        attemptsRemaining: 0,
+      },
+    );
   });
 
   it('resends only after the cooldown and up to the send limit; only the latest code verifies', async () => {
@@ -124,7 +148,9 @@ describe('OTP send-then-verify', () => {
     const recipient = newRecipient();
     await stack.msgflow.sendOtp({ purpose: 'login', recipient });
     const code = await latestCode(recipient);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 'verified')).toHaveLength(1);
     expect(statuses.filter((s) => s !== 'verified').every((s) => s === 'used')).toBe(true);
@@ -142,9 +168,14 @@ describe('OTP send-then-verify', () => {
   it('refuses a code of the wrong length without counting it as an attempt', async () => {
     const recipient = newRecipient();
     await stack.msgflow.sendOtp({ purpose: 'login', recipient, length: 6 });
-    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: '1234' })).toEqual({ status: 'invalid', attemptsRemaining: 5 });
+    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: '1234' })).toEqual({
+      status: 'invalid',
+      attemptsRemaining: 5,
+    });
     expect((await stack.msgflow.otpState({ purpose: 'login', recipient }))?.attemptsRemaining).toBe(5);
-    expect((await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: await latestCode(recipient) })).status).toBe('verified');
+    expect(
+      (await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: await latestCode(recipient) })).status,
+    ).toBe('verified');
   });
 
   it("refuses malformed verify updates in the workflow's validator, before anything is recorded", async () => {
@@ -154,15 +185,22 @@ describe('OTP send-then-verify', () => {
     const rejectionType = (args: unknown) =>
       handle.executeUpdate(verifyUpdate, { args: [args as { sealedCode: string }] }).then(
         () => 'accepted',
-        (error: unknown) => (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : String(error)),
+        (error: unknown) =>
+          error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure
+            ? error.cause.type
+            : String(error),
       );
     // Straight to the workflow, as a service in another language might: a plain code, nothing, a sealed 3-digit code.
     expect(await rejectionType({ sealedCode: '123456' })).toBe(OTP_REJECTIONS.invalidArgument);
     expect(await rejectionType({})).toBe(OTP_REJECTIONS.invalidArgument);
-    expect(await rejectionType({ sealedCode: sealString(stack.otpKeys.sealing, '123') })).toBe(OTP_REJECTIONS.wrongLength);
+    expect(await rejectionType({ sealedCode: sealString(stack.otpKeys.sealing, '123') })).toBe(
+      OTP_REJECTIONS.wrongLength,
+    );
 
     const events = (await handle.fetchHistory()).events ?? [];
-    const accepted = events.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);
+    const accepted = events
+      .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
+      .filter(Boolean);
     expect(accepted).toEqual(['send']); // the start's own send; none of the refused verifications
     expect((await stack.msgflow.otpState({ purpose: 'login', recipient }))?.attemptsRemaining).toBe(5);
   });
@@ -173,13 +211,17 @@ describe('OTP send-then-verify', () => {
     await expect(stack.msgflow.sendOtp({ purpose: 'login', recipient: '+12' })).rejects.toThrow(/recipient/);
     await expect(stack.msgflow.sendOtp({ purpose: 'login', recipient, maxAttempts: 0 })).rejects.toThrow(/maxAttempts/);
     await expect(stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: '12ab56' })).rejects.toThrow(/code/);
-    await expect(stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: '123' })).rejects.toThrow(InvalidWorkflowInputError);
+    await expect(stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: '123' })).rejects.toThrow(
+      InvalidWorkflowInputError,
+    );
     expect(await stack.msgflow.otpState({ purpose: 'login', recipient })).toBeNull();
   });
 
   it('reports a send the provider refuses as OtpSendFailedError, and the session ends as failed', async () => {
     const recipient = newRecipient();
-    const error = await stack.msgflow.sendOtp({ purpose: 'login', recipient, sender: 'NOTAPPROVED' }).catch((e: unknown) => e);
+    const error = await stack.msgflow
+      .sendOtp({ purpose: 'login', recipient, sender: 'NOTAPPROVED' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OtpSendFailedError);
     expect((error as OtpSendFailedError).failureType).toBe('ProviderValidationFailed');
     const handle = stack.temporal.workflow.getHandle(otpWorkflowId(stack.otpKeys.hashKey, 'login', recipient));
@@ -193,7 +235,9 @@ async function sendWhenAllowed(send: () => Promise<OtpSendAnswer>): Promise<OtpS
   for (let i = 0; i < 100; i++) {
     const answer = await send();
     if (answer.status !== 'cooldown') return answer;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(50, Date.parse(answer.resendAvailableAt!) - Date.now())));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(50, Date.parse(answer.resendAvailableAt!) - Date.now())),
+    );
   }
   throw new Error('the cooldown never ended');
 }

@@ -28,16 +28,24 @@ describe('provider rate limit', () => {
     const limitedAt = Date.now();
     expect(limited.retryAfterMs).toBeGreaterThan(0);
 
-    const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: 'patience' });
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.delivered],
+      sender: 'ACME',
+      message: 'patience',
+    });
     const result = await started.result();
     expect(result.messages[0]).toMatchObject({ status: 'delivered' });
 
     // One 429, then success: a retry sooner than Retry-After would have met another 429 (attempt 3+).
     const events = (await stack.temporal.workflow.getHandle(started.workflowId).fetchHistory()).events ?? [];
     const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendSms');
-    const sendStarted = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId));
+    const sendStarted = events.find(
+      (e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId),
+    );
     expect(sendStarted?.activityTaskStartedEventAttributes?.attempt).toBe(2);
-    expect(sendStarted?.activityTaskStartedEventAttributes?.lastFailure?.applicationFailureInfo?.type).toBe('ProviderRateLimited');
+    expect(sendStarted?.activityTaskStartedEventAttributes?.lastFailure?.applicationFailureInfo?.type).toBe(
+      'ProviderRateLimited',
+    );
 
     const [charge] = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
     // Retry-After has one-second resolution, hence the second of slack.

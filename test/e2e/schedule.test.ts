@@ -21,12 +21,13 @@ const B = '2348030000002';
 const C = '2348030000003';
 const D = '2348030000004';
 
-
 describe('scheduled reminder campaigns', () => {
   let stack: RunningStack;
   const dir = mkdtempSync(join(tmpdir(), 'schedule-'));
   const db = new Database(join(dir, 'billing.db'));
-  db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, phone TEXT NOT NULL, due_at TEXT NOT NULL, paid INTEGER NOT NULL DEFAULT 0)');
+  db.exec(
+    'CREATE TABLE customers (id INTEGER PRIMARY KEY, phone TEXT NOT NULL, due_at TEXT NOT NULL, paid INTEGER NOT NULL DEFAULT 0)',
+  );
 
   /** "Customers whose payment is due" as of the campaign's start, in keyset pages: the documented loader shape. */
   const dueCustomers: AudienceLoader = {
@@ -34,12 +35,20 @@ describe('scheduled reminder campaigns', () => {
       const rows = db
         .prepare('SELECT id, phone FROM customers WHERE paid = 0 AND due_at <= ? AND id > ? ORDER BY id LIMIT ?')
         .all(campaign.startedAt, cursor === null ? 0 : Number(cursor), limit) as Array<{ id: number; phone: string }>;
-      return { recipients: rows.map((r) => r.phone), nextCursor: rows.length === limit ? String(rows.at(-1)!.id) : null };
+      return {
+        recipients: rows.map((r) => r.phone),
+        nextCursor: rows.length === limit ? String(rows.at(-1)!.id) : null,
+      };
     },
   };
 
   const schedules = () => stack.msgflow.campaignSchedules;
-  const campaign = { sender: 'ACME', message: 'Your payment is due', audience: { type: 'loader' as const, name: 'dueCustomers' }, chunkSize: 2 };
+  const campaign = {
+    sender: 'ACME',
+    message: 'Your payment is due',
+    audience: { type: 'loader' as const, name: 'dueCustomers' },
+    chunkSize: 2,
+  };
   const inbox = async (n: string) => (await stack.admin.inbox(n)).length;
 
   beforeAll(async () => {
@@ -62,7 +71,13 @@ describe('scheduled reminder campaigns', () => {
     const id = `reminder-${Date.now()}`;
     const at = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000);
     const created = await schedules().create({ id, timing: { at: at.toISOString() }, campaign });
-    expect(created).toMatchObject({ id, paused: false, remainingRuns: 1, nextRuns: [at.toISOString()], policies: { overlap: 'skip' } });
+    expect(created).toMatchObject({
+      id,
+      paused: false,
+      remainingRuns: 1,
+      nextRuns: [at.toISOString()],
+      policies: { overlap: 'skip' },
+    });
 
     // It fires by itself, once.
     const first = await waitFor(async () => (await schedules().describe(id)).recentRuns[0], 'the scheduled run');
@@ -82,7 +97,12 @@ describe('scheduled reminder campaigns', () => {
     const secondResult = await stack.msgflow.campaign(second.workflowId).result();
     expect(secondResult).toMatchObject({ sent: 3, counts: expect.objectContaining({ delivered: 3 }) });
 
-    expect({ A: await inbox(A), B: await inbox(B), C: await inbox(C), D: await inbox(D) }).toEqual({ A: 1, B: 2, C: 1, D: 1 });
+    expect({ A: await inbox(A), B: await inbox(B), C: await inbox(C), D: await inbox(D) }).toEqual({
+      A: 1,
+      B: 2,
+      C: 1,
+      D: 1,
+    });
     await schedules().delete(id);
   });
 
@@ -95,7 +115,10 @@ describe('scheduled reminder campaigns', () => {
       policies: { catchupWindowMs: 600_000 },
       note: 'weekly payment reminder',
     });
-    const listed = await waitFor(async () => (await schedules().list()).find((s) => s.id === id), 'the schedule to be listed');
+    const listed = await waitFor(
+      async () => (await schedules().list()).find((s) => s.id === id),
+      'the schedule to be listed',
+    );
     expect(listed).toMatchObject({ paused: false });
 
     const described = await schedules().describe(id);
@@ -118,7 +141,10 @@ describe('scheduled reminder campaigns', () => {
 
     const updated = await schedules().update(id, {
       timing: { cron: ['30 17 * * FRI'] },
-      campaign: { message: 'Reminder: payment due today', sendWindow: { start: '08:00', end: '20:00', timeZone: 'Africa/Lagos' } },
+      campaign: {
+        message: 'Reminder: payment due today',
+        sendWindow: { start: '08:00', end: '20:00', timeZone: 'Africa/Lagos' },
+      },
       policies: { overlap: 'buffer_one' },
     });
     expect(updated).toMatchObject({

@@ -46,7 +46,11 @@ describe('sendSms', () => {
       const result = await started.result();
       const byNumber = Object.fromEntries(result.messages.map((m) => [m.mobile_number, m]));
       expect(byNumber[`+${MAGIC_NUMBERS.delivered}`]).toMatchObject({ status: 'delivered', source: 'provider' });
-      expect(byNumber[`+${MAGIC_NUMBERS.neverFinal}`]).toMatchObject({ status: 'sent', source: 'timeout', timestamp: null });
+      expect(byNumber[`+${MAGIC_NUMBERS.neverFinal}`]).toMatchObject({
+        status: 'sent',
+        source: 'timeout',
+        timestamp: null,
+      });
     } finally {
       await stack.messaging.webhooks.update(endpoint!.id, { url: stack.ingress.webhookUrl });
     }
@@ -65,7 +69,11 @@ describe('sendSms', () => {
   });
 
   it('refuses invalid input before anything is started', async () => {
-    await expect(stack.msgflow.sendSms({ recipients: ['12'], sender: 'ACME', message: 'x' })).rejects.toThrow(InvalidWorkflowInputError);
-    await expect(stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: '', message: 'x' })).rejects.toThrow(/sender/);
+    await expect(stack.msgflow.sendSms({ recipients: ['12'], sender: 'ACME', message: 'x' })).rejects.toThrow(
+      InvalidWorkflowInputError,
+    );
+    await expect(
+      stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: '', message: 'x' }),
+    ).rejects.toThrow(/sender/);
   });
 });

@@ -19,7 +19,11 @@ describe('voiceCall', () => {
     const outcomes = ['completed', 'busy', 'no_answer', 'failed'] as const;
     const results = await Promise.all(
       outcomes.map(async (outcome) => {
-        const started = await stack.msgflow.startVoiceCall({ recipient: VOICE_MAGIC_NUMBERS[outcome], message: 'Your delivery arrives today', pollInitialMs: 20 });
+        const started = await stack.msgflow.startVoiceCall({
+          recipient: VOICE_MAGIC_NUMBERS[outcome],
+          message: 'Your delivery arrives today',
+          pollInitialMs: 20,
+        });
         return started.result();
       }),
     );
@@ -28,7 +32,11 @@ describe('voiceCall', () => {
     expect(completed.durationSeconds).toBeGreaterThan(0);
     // The workflow's figures are the provider's.
     const call = await stack.messaging.voice.get(completed.callId);
-    expect(call).toMatchObject({ status: 'completed', cost: completed.cost, duration_seconds: completed.durationSeconds });
+    expect(call).toMatchObject({
+      status: 'completed',
+      cost: completed.cost,
+      duration_seconds: completed.durationSeconds,
+    });
   });
 
   it('calls once per key, however often it is started', async () => {
@@ -38,14 +46,22 @@ describe('voiceCall', () => {
     expect(second.workflowId).toBe(first.workflowId);
     const [a, b] = await Promise.all([first.result(), second.result()]);
     expect(b.callId).toBe(a.callId);
-    const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'voice' && e.reference === a.callId);
+    const charges = (await stack.admin.ledger(stack.accountId!)).filter(
+      (e) => e.kind === 'voice' && e.reference === a.callId,
+    );
     expect(charges).toHaveLength(1);
   });
 
   it('refuses invalid input before anything is started', async () => {
-    await expect(stack.msgflow.startVoiceCall({ recipient: '12', message: 'x' })).rejects.toThrow(InvalidWorkflowInputError);
-    await expect(stack.msgflow.startVoiceCall({ recipient: VOICE_MAGIC_NUMBERS.completed, message: '' })).rejects.toThrow(/message/);
-    await expect(stack.msgflow.startVoiceCall({ recipient: VOICE_MAGIC_NUMBERS.completed, message: 'x', deadlineMs: 0 })).rejects.toThrow(/deadlineMs/);
+    await expect(stack.msgflow.startVoiceCall({ recipient: '12', message: 'x' })).rejects.toThrow(
+      InvalidWorkflowInputError,
+    );
+    await expect(
+      stack.msgflow.startVoiceCall({ recipient: VOICE_MAGIC_NUMBERS.completed, message: '' }),
+    ).rejects.toThrow(/message/);
+    await expect(
+      stack.msgflow.startVoiceCall({ recipient: VOICE_MAGIC_NUMBERS.completed, message: 'x', deadlineMs: 0 }),
+    ).rejects.toThrow(/deadlineMs/);
   });
 });
 
@@ -60,7 +76,13 @@ describe('voiceCall past its deadline', () => {
   });
 
   it('reports the last state it saw, not final, after polling until the deadline', async () => {
-    const started = await stack.msgflow.startVoiceCall({ recipient: VOICE_MAGIC_NUMBERS.completed, message: 'Slow call', deadlineMs: 1500, pollInitialMs: 100, pollMaxMs: 200 });
+    const started = await stack.msgflow.startVoiceCall({
+      recipient: VOICE_MAGIC_NUMBERS.completed,
+      message: 'Slow call',
+      deadlineMs: 1500,
+      pollInitialMs: 100,
+      pollMaxMs: 200,
+    });
     const result = await started.result();
     expect(result.final).toBe(false);
     expect(['queued', 'ringing', 'in_progress']).toContain(result.status);
@@ -70,12 +92,15 @@ describe('voiceCall past its deadline', () => {
     // waiting for its next attempt) with a "not final yet" answer from the provider as the last failure.
     // Its attempt count is not asserted: the server writes the started event only when an attempt closes.
     const events = (await stack.temporal.workflow.getHandle(started.workflowId).fetchHistory()).events ?? [];
-    const poll = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'awaitFinalVoiceCall');
+    const poll = events.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'awaitFinalVoiceCall',
+    );
     const closed = events.find((e) => {
       const attributes = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
       return String(attributes?.scheduledEventId) === String(poll?.eventId);
     });
-    const failure = closed?.activityTaskFailedEventAttributes?.failure ?? closed?.activityTaskTimedOutEventAttributes?.failure?.cause;
+    const failure =
+      closed?.activityTaskFailedEventAttributes?.failure ?? closed?.activityTaskTimedOutEventAttributes?.failure?.cause;
     expect(failure?.applicationFailureInfo?.type).toBe(VOICE_CALL_NOT_FINAL);
   });
 });

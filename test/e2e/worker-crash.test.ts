@@ -33,10 +33,16 @@ describe('a worker crash mid-send', () => {
     const handle = stack.temporal.workflow.getHandle(started.workflowId);
 
     // Wait until the send activity is running in the first worker, then kill that worker.
-    await waitFor(async () => {
-      const { raw } = await handle.describe();
-      return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendSms' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-    }, 'the send running in the first worker', { intervalMs: 50 });
+    await waitFor(
+      async () => {
+        const { raw } = await handle.describe();
+        return (raw.pendingActivities ?? []).some(
+          (a) => a.activityType?.name === 'sendSms' && a.state === PENDING_ACTIVITY_STATE_STARTED,
+        );
+      },
+      'the send running in the first worker',
+      { intervalMs: 50 },
+    );
     await workers[0]!.kill();
     workers.push(startWorkerProcess(stack));
 
@@ -53,7 +59,9 @@ describe('a worker crash mid-send', () => {
     // The retry happened, and it was answered from the provider's idempotency record.
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendSms');
-    const sendStarted = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId));
+    const sendStarted = events.find(
+      (e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled?.eventId),
+    );
     expect(sendStarted?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
   });
 });

@@ -37,7 +37,8 @@ describe('msgflow codec', () => {
   });
 
   it('refuses to serve without a key or a token, naming the variable', async () => {
-    const refusal = (env: Record<string, string>) => msgflow(['codec', 'serve'], env).catch((e: { code: number; stderr: string }) => e);
+    const refusal = (env: Record<string, string>) =>
+      msgflow(['codec', 'serve'], env).catch((e: { code: number; stderr: string }) => e);
     const [noKey, noToken, shortToken] = await Promise.all([
       refusal({ MSGFLOW_CODEC_TOKEN: 'a'.repeat(32) }),
       refusal({ MSGFLOW_ENCRYPTION_KEY: generateKey() }),
@@ -53,16 +54,28 @@ describe('msgflow codec', () => {
     const token = 'operator-token-0123456789';
     const child = spawn(process.execPath, ['--import', TSX, MAIN, 'codec', 'serve'], {
       cwd,
-      env: { PATH: process.env.PATH, MSGFLOW_ENCRYPTION_KEY: key, MSGFLOW_CODEC_TOKEN: token, MSGFLOW_CODEC_PORT: '0', MSGFLOW_LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        MSGFLOW_ENCRYPTION_KEY: key,
+        MSGFLOW_CODEC_TOKEN: token,
+        MSGFLOW_CODEC_PORT: '0',
+        MSGFLOW_LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    const url = await eventually(async () => /codec endpoint: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], 'the codec endpoint to listen', 60_000);
+    const url = await eventually(
+      async () => /codec endpoint: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1],
+      'the codec endpoint to listen',
+      60_000,
+    );
 
-    const [sealed] = await new EncryptionCodec(parseKeyRing(key)).encode([defaultPayloadConverter.toPayload({ to: '+12025550100' })]);
+    const [sealed] = await new EncryptionCodec(parseKeyRing(key)).encode([
+      defaultPayloadConverter.toPayload({ to: '+12025550100' }),
+    ]);
     const decode = (authorization?: string) =>
       fetch(`${url}/decode`, {
         method: 'POST',

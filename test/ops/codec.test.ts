@@ -5,7 +5,12 @@ import { type RunningCodecServer, startCodecServer } from '../../src/codec-serve
 import { generateCodecToken } from '../../src/cli/codec.js';
 import { ConfigError } from '../../src/config.js';
 import { generateKey, parseKeyRing } from '../../src/crypto/keyring.js';
-import { ENCRYPTED_ENCODING, EncryptionCodec, KEY_ID_METADATA, PayloadDecryptionError } from '../../src/temporal/codec.js';
+import {
+  ENCRYPTED_ENCODING,
+  EncryptionCodec,
+  KEY_ID_METADATA,
+  PayloadDecryptionError,
+} from '../../src/temporal/codec.js';
 import { dataConverterFromEnv, keyRingOf } from '../../src/temporal/data-converter.js';
 
 const SECRET = { recipients: ['+12025550100'], message: 'Your code is 123456' };
@@ -49,9 +54,13 @@ describe('EncryptionCodec', () => {
 
   it('is configured from MSGFLOW_ENCRYPTION_KEY, with bad keys reported by variable name', () => {
     expect(dataConverterFromEnv({}).payloadCodecs).toEqual([]);
-    expect(dataConverterFromEnv({ MSGFLOW_ENCRYPTION_KEY: generateKey() }).payloadCodecs?.[0]).toBeInstanceOf(EncryptionCodec);
+    expect(dataConverterFromEnv({ MSGFLOW_ENCRYPTION_KEY: generateKey() }).payloadCodecs?.[0]).toBeInstanceOf(
+      EncryptionCodec,
+    );
     expect(() => keyRingOf('k1:short')).toThrow(ConfigError);
-    expect(() => dataConverterFromEnv({ MSGFLOW_ENCRYPTION_KEY: 'k1:short' })).toThrow(/MSGFLOW_ENCRYPTION_KEY: key "k1" must be 32 bytes/);
+    expect(() => dataConverterFromEnv({ MSGFLOW_ENCRYPTION_KEY: 'k1:short' })).toThrow(
+      /MSGFLOW_ENCRYPTION_KEY: key "k1" must be 32 bytes/,
+    );
   });
 });
 
@@ -67,7 +76,9 @@ describe('codec endpoint', () => {
     server = await startCodecServer({ codec, tokens: [token, previousToken], allowedOrigins: [uiOrigin] });
     const [sealed] = await codec.encode([toPayload(SECRET)]);
     sealedJson = {
-      metadata: Object.fromEntries(Object.entries(sealed!.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+      metadata: Object.fromEntries(
+        Object.entries(sealed!.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')]),
+      ),
       data: Buffer.from(sealed!.data!).toString('base64'),
     };
   });
@@ -82,7 +93,9 @@ describe('codec endpoint', () => {
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
   const decodedValue = async (response: Response) => {
-    const { payloads } = (await response.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+    const { payloads } = (await response.json()) as {
+      payloads: Array<{ metadata: Record<string, string>; data: string }>;
+    };
     expect(Buffer.from(payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
     return JSON.parse(Buffer.from(payloads[0]!.data, 'base64').toString('utf8'));
   };
@@ -107,7 +120,9 @@ describe('codec endpoint', () => {
   });
 
   it('refuses callers without a valid token, before reading the body', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${token}x` }, { authorization: token }] as Array<Record<string, string>>) {
+    for (const headers of [{}, { authorization: `Bearer ${token}x` }, { authorization: token }] as Array<
+      Record<string, string>
+    >) {
       const response = await post('/decode', { payloads: [sealedJson] }, headers);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -122,14 +137,28 @@ describe('codec endpoint', () => {
     const plain = toPayload({ hello: 'world' });
     const response = await post(
       '/encode',
-      { payloads: [{ metadata: { encoding: Buffer.from(plain.metadata!.encoding!).toString('base64') }, data: Buffer.from(plain.data!).toString('base64') }] },
+      {
+        payloads: [
+          {
+            metadata: { encoding: Buffer.from(plain.metadata!.encoding!).toString('base64') },
+            data: Buffer.from(plain.data!).toString('base64'),
+          },
+        ],
+      },
       { authorization: `Bearer ${token}` },
     );
     expect(response.status).toBe(200);
-    const { payloads } = (await response.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+    const { payloads } = (await response.json()) as {
+      payloads: Array<{ metadata: Record<string, string>; data: string }>;
+    };
     expect(Buffer.from(payloads[0]!.metadata.encoding!, 'base64').toString()).toBe(ENCRYPTED_ENCODING);
     const [opened] = await codec.decode([
-      { metadata: Object.fromEntries(Object.entries(payloads[0]!.metadata).map(([k, v]) => [k, Buffer.from(v, 'base64')])), data: Buffer.from(payloads[0]!.data, 'base64') },
+      {
+        metadata: Object.fromEntries(
+          Object.entries(payloads[0]!.metadata).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+        ),
+        data: Buffer.from(payloads[0]!.data, 'base64'),
+      },
     ]);
     expect(defaultPayloadConverter.fromPayload(opened!)).toEqual({ hello: 'world' });
   });
@@ -138,7 +167,11 @@ describe('codec endpoint', () => {
     const preflight = (origin: string) =>
       fetch(`${server.url}/decode`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-namespace',
+        },
       });
     const allowed = await preflight(uiOrigin);
     expect(allowed.status).toBe(204);
@@ -149,7 +182,11 @@ describe('codec endpoint', () => {
     expect(foreign.status).toBe(403);
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     // A foreign page is refused even with a valid token.
-    const response = await post('/decode', { payloads: [sealedJson] }, { authorization: `Bearer ${token}`, origin: 'http://evil.example' });
+    const response = await post(
+      '/decode',
+      { payloads: [sealedJson] },
+      { authorization: `Bearer ${token}`, origin: 'http://evil.example' },
+    );
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ code: 'origin_not_allowed' });
   });
@@ -162,10 +199,17 @@ describe('codec endpoint', () => {
 
     const wrongShape = await post('/decode', { payloads: [{ data: 'not base64!' }] }, auth);
     expect(wrongShape.status).toBe(422);
-    expect(await wrongShape.json()).toMatchObject({ code: 'validation_failed', details: [{ path: 'payloads.0.data' }] });
+    expect(await wrongShape.json()).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'payloads.0.data' }],
+    });
     expect((await post('/decode', { nothing: true }, auth)).status).toBe(422);
 
-    const foreignKey = await post('/decode', { payloads: [{ ...sealedJson, data: Buffer.from('x'.repeat(40)).toString('base64') }] }, auth);
+    const foreignKey = await post(
+      '/decode',
+      { payloads: [{ ...sealedJson, data: Buffer.from('x'.repeat(40)).toString('base64') }] },
+      auth,
+    );
     expect(foreignKey.status).toBe(422);
     expect(await foreignKey.json()).toMatchObject({ code: 'decode_failed' });
 

@@ -61,8 +61,21 @@ const services = compose.services;
 const msgflowServices = Object.entries(services).filter(([, s]) => s.image === 'msgflow:local');
 
 /** Every variable the config schemas declare, plus the logger's (src/log.ts reads those itself). */
-const SCHEMAS: z.ZodObject[] = [TemporalEnv, WorkerEnv, ProviderEnv, IngressEnv, SandboxEnv, EncryptionEnv, CodecEnv, MetricsEnv];
-const KNOWN = new Set([...SCHEMAS.flatMap((schema) => Object.keys(schema.shape)), 'MSGFLOW_LOG_LEVEL', 'MSGFLOW_LOG_PERSONAL_DATA']);
+const SCHEMAS: z.ZodObject[] = [
+  TemporalEnv,
+  WorkerEnv,
+  ProviderEnv,
+  IngressEnv,
+  SandboxEnv,
+  EncryptionEnv,
+  CodecEnv,
+  MetricsEnv,
+];
+const KNOWN = new Set([
+  ...SCHEMAS.flatMap((schema) => Object.keys(schema.shape)),
+  'MSGFLOW_LOG_LEVEL',
+  'MSGFLOW_LOG_PERSONAL_DATA',
+]);
 
 /** Compose's interpolation: `${NAME}`, `${NAME:-default}`, `${NAME:?error}` against a `.env`. */
 function interpolate(value: string, env: Record<string, string>): string {
@@ -89,7 +102,9 @@ describe('docker-compose.yml', () => {
     const broken = structuredClone(compose) as unknown as { services: Record<string, Record<string, unknown>> };
     broken.services.worker!.helthcheck = broken.services.worker!.healthcheck;
     expect(validate(broken)).toBe(false);
-    const badCondition = structuredClone(compose) as unknown as { services: Record<string, { depends_on: Record<string, unknown> }> };
+    const badCondition = structuredClone(compose) as unknown as {
+      services: Record<string, { depends_on: Record<string, unknown> }>;
+    };
     badCondition.services.worker!.depends_on['msgflow-setup'] = { condition: 'service_done' };
     expect(validate(badCondition)).toBe(false);
   });
@@ -118,7 +133,8 @@ describe('docker-compose.yml', () => {
       for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
         expect(services[dependency], `${name} depends on ${dependency}`).toBeDefined();
         if (condition === 'service_healthy') expect(services[dependency]!.healthcheck, dependency).toBeDefined();
-        if (condition === 'service_completed_successfully') expect(services[dependency]!.restart, dependency).toBe('on-failure');
+        if (condition === 'service_completed_successfully')
+          expect(services[dependency]!.restart, dependency).toBe('on-failure');
       }
     }
     for (const name of ['postgresql', 'temporal', 'worker', 'ingress', 'codec', 'sandbox']) {
@@ -136,12 +152,25 @@ describe('docker-compose.yml', () => {
     };
     for (const [name, service] of msgflowServices) {
       const raw = Object.keys(service.environment ?? {});
-      expect(raw.filter((variable) => !KNOWN.has(variable)), name).toEqual([]);
-      const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), dotenv)]));
-      for (const schema of SCHEMAS) expect(() => parseEnv(schema, env), `${name}: ${schema.description ?? ''}`).not.toThrow();
+      expect(
+        raw.filter((variable) => !KNOWN.has(variable)),
+        name,
+      ).toEqual([]);
+      const env = Object.fromEntries(
+        Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), dotenv)]),
+      );
+      for (const schema of SCHEMAS)
+        expect(() => parseEnv(schema, env), `${name}: ${schema.description ?? ''}`).not.toThrow();
     }
-    const worker = parseEnv(WorkerEnv.extend(ProviderEnv.shape).extend(MetricsEnv.shape).extend(TemporalEnv.shape), interpolatedEnv('worker', dotenv));
-    expect(worker).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', MSGFLOW_API_BASE_URL: 'http://sandbox:4010/v1', MSGFLOW_WORKER_METRICS_ADDRESS: '0.0.0.0:9464' });
+    const worker = parseEnv(
+      WorkerEnv.extend(ProviderEnv.shape).extend(MetricsEnv.shape).extend(TemporalEnv.shape),
+      interpolatedEnv('worker', dotenv),
+    );
+    expect(worker).toMatchObject({
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      MSGFLOW_API_BASE_URL: 'http://sandbox:4010/v1',
+      MSGFLOW_WORKER_METRICS_ADDRESS: '0.0.0.0:9464',
+    });
     const codec = parseEnv(CodecEnv, interpolatedEnv('codec', dotenv));
     // The UI's published origin may call the codec endpoint.
     const uiPort = services['temporal-ui']!.ports![0]!.split(':').at(-1);
@@ -162,7 +191,11 @@ describe('docker-compose.yml', () => {
   it('runs real msgflow commands', async () => {
     const commands = msgflowServices.map(([, s]) => s.command!);
     const helps = await Promise.all(
-      commands.map((command) => run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...command, '--help'], { env: { PATH: process.env.PATH } })),
+      commands.map((command) =>
+        run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...command, '--help'], {
+          env: { PATH: process.env.PATH },
+        }),
+      ),
     );
     helps.forEach(({ stdout }, i) => expect(stdout).toContain(`Usage: msgflow ${commands[i]!.join(' ')}`));
   });
@@ -174,7 +207,8 @@ describe('Dockerfile', () => {
   it('builds the sources and runs the CLI that package.json declares', () => {
     const bin = (JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string> }).bin.msgflow;
     expect(dockerfile).toContain(`ENTRYPOINT ["node", "${bin}"]`);
-    for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)) expect(existsSync(source!), source).toBe(true);
+    for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm))
+      expect(existsSync(source!), source).toBe(true);
     expect(dockerfile).toMatch(/^RUN npm ci\b/m);
     expect(dockerfile).toMatch(/npm run build/);
     expect(dockerfile).toMatch(/^USER node$/m);
@@ -187,5 +221,7 @@ describe('Dockerfile', () => {
 });
 
 function interpolatedEnv(service: string, dotenv: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(services[service]!.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), dotenv)]));
+  return Object.fromEntries(
+    Object.entries(services[service]!.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), dotenv)]),
+  );
 }

@@ -31,7 +31,11 @@ describe('encrypted histories', () => {
 
   beforeAll(async () => {
     stack = await startTestStack({ encryptionKey });
-    codec = await startCodecServer({ codec: new EncryptionCodec(keyRingOf(encryptionKey)), tokens: [token], allowedOrigins: ['http://localhost:8233'] });
+    codec = await startCodecServer({
+      codec: new EncryptionCodec(keyRingOf(encryptionKey)),
+      tokens: [token],
+      allowedOrigins: ['http://localhost:8233'],
+    });
   });
   afterAll(async () => {
     await codec?.close();
@@ -62,7 +66,11 @@ describe('encrypted histories', () => {
   });
 
   it('encrypts failure messages too (encodeCommonAttributes)', async () => {
-    const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: 'NOTAPPROVED', message: TEXT });
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.delivered],
+      sender: 'NOTAPPROVED',
+      message: TEXT,
+    });
     const failure = await started.result().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     // The keyed client restores the message (workflow failure <- activity failure <- the provider's refusal)...
@@ -78,12 +86,22 @@ describe('encrypted histories', () => {
   });
 
   it('shows a payload in clear through the codec endpoint to an authorised caller only', async () => {
-    const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: TEXT });
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.delivered],
+      sender: 'ACME',
+      message: TEXT,
+    });
     await started.result();
     const { events } = await rawHistory(stack.temporal, started.workflowId);
-    const body = JSON.stringify({ payloads: [toJsonPayload(events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!)] });
+    const body = JSON.stringify({
+      payloads: [toJsonPayload(events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!)],
+    });
     const decode = (headers: Record<string, string>) =>
-      fetch(`${codec.url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers }, body });
+      fetch(`${codec.url}/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
+        body,
+      });
 
     const authorised = await decode({ authorization: `Bearer ${token}` });
     expect(authorised.status).toBe(200);
@@ -109,7 +127,11 @@ describe('without a key (control)', () => {
   });
 
   it('the same probe finds the number and the text in the raw history', async () => {
-    const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: TEXT });
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.delivered],
+      sender: 'ACME',
+      message: TEXT,
+    });
     await started.result();
     const { bytes } = await rawHistory(stack.temporal, started.workflowId);
     expect(personalData(bytes)).toEqual([MAGIC_NUMBERS.delivered, TEXT, 'awaits pickup']);

@@ -18,7 +18,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const present = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     if (Object.entries(labels).every(([k, v]) => present[k] === v)) total = (total ?? 0) + Number(match[3]);
   }
   return total;
@@ -41,13 +43,19 @@ describe('ingress metrics', () => {
   };
 
   it('counts events received and signalled, and times the signals', async () => {
-    const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.failed], sender: 'ACME', message: 'metrics' });
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.failed],
+      sender: 'ACME',
+      message: 'metrics',
+    });
     await started.result();
     // Each final event was signalled before the workflow could know it, so the counters already hold them.
     const text = await scrape();
     expect(sample(text, 'msgflow_ingress_events_received_total', { result: 'signalled' })).toBeGreaterThanOrEqual(2);
     expect(sample(text, 'msgflow_ingress_deliveries_total', { status: '200' })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'msgflow_ingress_signal_duration_seconds_count', { result: 'accepted' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'msgflow_ingress_signal_duration_seconds_count', { result: 'accepted' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'msgflow_ingress_signal_duration_seconds_sum', { result: 'accepted' })).toBeGreaterThan(0);
     expect(sample(text, 'msgflow_ingress_request_duration_seconds_count', { status: '200' })).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
@@ -56,16 +64,28 @@ describe('ingress metrics', () => {
   it('counts deliveries refused by signature, by reason', async () => {
     const before = sample(await scrape(), 'msgflow_ingress_signature_rejections_total') ?? 0;
     const post = (headers: Record<string, string>) =>
-      fetch(stack.ingress.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+      fetch(stack.ingress.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
     expect((await post({})).status).toBe(401);
-    const forged = await post({ 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' });
+    const forged = await post({
+      'webhook-id': 'msg_x',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,AAAA',
+    });
     expect(forged.status).toBe(401);
     const forgedCode = ((await forged.json()) as { code: string }).code;
 
     const text = await scrape();
     expect(sample(text, 'msgflow_ingress_signature_rejections_total')).toBe(before + 2);
-    expect(sample(text, 'msgflow_ingress_signature_rejections_total', { reason: 'missing_headers' })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'msgflow_ingress_signature_rejections_total', { reason: forgedCode })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'msgflow_ingress_signature_rejections_total', { reason: 'missing_headers' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'msgflow_ingress_signature_rejections_total', { reason: forgedCode })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(sample(text, 'msgflow_ingress_deliveries_total', { status: '401' })).toBeGreaterThanOrEqual(2);
   });
 });
@@ -86,11 +106,13 @@ describe('worker metrics and logs (msgflow worker process)', () => {
       MSGFLOW_LOG_LEVEL: 'info',
     });
     // Starting takes a while on a busy machine (tsx, then webpack bundles the workflows): wait here, not in the tests.
-    await eventually(async () => (worker.output().includes('"worker running"') ? true : undefined), 'the worker process to start', 180_000).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}\n${worker.output()}`);
-      },
-    );
+    await eventually(
+      async () => (worker.output().includes('"worker running"') ? true : undefined),
+      'the worker process to start',
+      180_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${worker.output()}`);
+    });
   });
   afterAll(async () => {
     await worker?.kill();
@@ -111,11 +133,21 @@ describe('worker metrics and logs (msgflow worker process)', () => {
       const outcomes = sample(body, 'msgflow_message_outcomes_total') ?? 0;
       return outcomes >= 2 && /^temporal_workflow_completed_total/m.test(body) ? body : undefined;
     }, `worker metrics at ${metricsUrl}`).catch((error: Error) => {
-      throw new Error(`${error.message}\nlast scrape (msgflow and workflow series):\n${last.split('\n').filter((l) => /msgflow|workflow_completed/.test(l)).join('\n')}`);
+      throw new Error(
+        `${error.message}\nlast scrape (msgflow and workflow series):\n${last
+          .split('\n')
+          .filter((l) => /msgflow|workflow_completed/.test(l))
+          .join('\n')}`,
+      );
     });
 
     expect(sample(text, 'msgflow_sms_sent_total')).toBe(2);
-    expect(sample(text, 'msgflow_provider_charged_minor_units_total', { activityType: 'sendSms', currency: result.currency })).toBe(result.cost);
+    expect(
+      sample(text, 'msgflow_provider_charged_minor_units_total', {
+        activityType: 'sendSms',
+        currency: result.currency,
+      }),
+    ).toBe(result.cost);
     expect(sample(text, 'msgflow_message_outcomes_total', { status: 'delivered', source: 'webhook' })).toBe(1);
     expect(sample(text, 'msgflow_message_outcomes_total', { status: 'undelivered', source: 'webhook' })).toBe(1);
     expect(sample(text, 'temporal_workflow_completed_total', { workflow_type: 'sendSms' })).toBeGreaterThanOrEqual(1);
@@ -124,7 +156,10 @@ describe('worker metrics and logs (msgflow worker process)', () => {
 
   it('logs one JSON object per line, without the token or any number', () => {
     type Entry = { time: string; level: string; component: string; message: string };
-    const lines = worker.output().split('\n').filter((line) => line.trim() !== '');
+    const lines = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     expect(lines.length).toBeGreaterThan(0);
     const parse = (line: string): Entry | undefined => {
       try {

@@ -27,7 +27,11 @@ describe('search attributes and summaries', () => {
   it('finds sends, messages by id and final status, and the messages a campaign subscribes to', async () => {
     const key = randomUUID();
     const started = await stack.msgflow.sendSms(
-      { recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered], sender: 'ACME', message: 'Your table is ready' },
+      {
+        recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered],
+        sender: 'ACME',
+        message: 'Your table is ready',
+      },
       { key },
     );
     expect(started.workflowId).toBe(`sms:${key}`);
@@ -39,7 +43,9 @@ describe('search attributes and summaries', () => {
     // A campaign subscribing to these messages (as smsCampaign does) tags them with its key.
     const campaignKey = `reminders-${randomUUID().slice(0, 8)}`;
     for (const id of [delivered, undelivered]) {
-      await signalMessageWorkflow(stack.temporal, stack.taskQueue, id, subscribeSignal, { workflowId: `campaign:${campaignKey}` });
+      await signalMessageWorkflow(stack.temporal, stack.taskQueue, id, subscribeSignal, {
+        workflowId: `campaign:${campaignKey}`,
+      });
     }
 
     const tq = `TaskQueue = '${stack.taskQueue}'`;
@@ -47,14 +53,20 @@ describe('search attributes and summaries', () => {
       [`${tq} AND MsgflowKind = 'sms' AND MsgflowSender = 'ACME'`, [started.workflowId]],
       [`MsgflowKind = 'message' AND MsgflowProviderMessageId = '${delivered}'`, [messageWorkflowId(delivered)]],
       [`${tq} AND MsgflowKind = 'message' AND MsgflowFinalStatus = 'undelivered'`, [messageWorkflowId(undelivered)]],
-      [`MsgflowCampaignKey = '${campaignKey}' AND MsgflowFinalStatus = 'undelivered'`, [messageWorkflowId(undelivered)]],
+      [
+        `MsgflowCampaignKey = '${campaignKey}' AND MsgflowFinalStatus = 'undelivered'`,
+        [messageWorkflowId(undelivered)],
+      ],
       [`MsgflowCampaignKey = '${campaignKey}'`, [messageWorkflowId(delivered), messageWorkflowId(undelivered)].sort()],
     ];
     for (const [query, expected] of expectations) {
-      const found = await eventually(async () => {
-        const ids = await listIds(stack.temporal, query);
-        return JSON.stringify(ids) === JSON.stringify(expected) ? ids : undefined;
-      }, `query ${query} to return ${expected.join(', ')}`);
+      const found = await eventually(
+        async () => {
+          const ids = await listIds(stack.temporal, query);
+          return JSON.stringify(ids) === JSON.stringify(expected) ? ids : undefined;
+        },
+        `query ${query} to return ${expected.join(', ')}`,
+      );
       expect(found, query).toEqual(expected);
     }
   });
@@ -65,7 +77,10 @@ describe('search attributes and summaries', () => {
       {
         sender: 'ACME',
         message: 'Your payment is due on Monday',
-        audience: { type: 'inline', recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed] },
+        audience: {
+          type: 'inline',
+          recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed],
+        },
       },
       { key },
     );
@@ -85,14 +100,21 @@ describe('search attributes and summaries', () => {
     // The provider agrees that this message, and only it, was undelivered.
     expect((await stack.messaging.messages.get(undelivered!.slice('message:'.length))).status).toBe('undelivered');
     const all = await eventually(async () => {
-      const ids = await listIds(stack.temporal, `MsgflowKind = 'message' AND MsgflowCampaignKey = '${key}' AND MsgflowFinalStatus IS NOT NULL`);
+      const ids = await listIds(
+        stack.temporal,
+        `MsgflowKind = 'message' AND MsgflowCampaignKey = '${key}' AND MsgflowFinalStatus IS NOT NULL`,
+      );
       return ids.length === 3 ? ids : undefined;
     }, "all three of the campaign's messages with a final status");
     expect(all).toContain(undelivered);
   });
 
   it('gives each run a summary and attributes without personal data', async () => {
-    const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: 'MSGFLOW', message: 'Summary check' });
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.delivered],
+      sender: 'MSGFLOW',
+      message: 'Summary check',
+    });
     const result = await started.result();
     const messageId = result.messages[0]!.provider_message_id;
     const awaited = await stack.msgflow.awaitMessage(messageId);

@@ -10,7 +10,10 @@ export type RawHistory = proto.temporal.api.history.v1.IHistory;
  * A workflow's history exactly as the server stores it: the plain gRPC service, no data converter, no
  * codec. Returns the events and their serialized bytes (what a database dump would show).
  */
-export async function rawHistory(client: Client, workflowId: string): Promise<{ events: proto.temporal.api.history.v1.IHistoryEvent[]; bytes: Buffer }> {
+export async function rawHistory(
+  client: Client,
+  workflowId: string,
+): Promise<{ events: proto.temporal.api.history.v1.IHistoryEvent[]; bytes: Buffer }> {
   const events: proto.temporal.api.history.v1.IHistoryEvent[] = [];
   let nextPageToken: Uint8Array | undefined;
   do {

@@ -32,44 +32,48 @@ describe('campaign in a 429 storm', () => {
     await stack?.close();
   });
 
-  it(`completes a ${CHUNKS}-chunk campaign against a ${PROVIDER_LIMIT_PER_MINUTE}/min limit without a failed activity`, { timeout: 900_000 }, async () => {
-    const started = Date.now();
-    const audience = campaignAudience(RECIPIENTS);
-    const run = await stack.msgflow.startCampaign({
-      sender: 'ACME',
-      message: 'storm reminder',
-      audience: { type: 'inline', recipients: audience },
-      chunkSize: CHUNK,
-    });
-    const result = await run.result();
-    const audit = await auditCampaign(stack, audience, result);
-    const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
-    const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
-    printSummary(
-      'campaign 429 storm',
-      {
-        recipients: RECIPIENTS,
-        chunks: result.chunks,
-        providerLimitPerMinute: PROVIDER_LIMIT_PER_MINUTE,
-        faults: rateLimitedRetries,
-        rateLimitedRetries,
-        activities: activities.scheduled,
-        failedActivities: activities.failed,
-        messages: audit.charges,
-        lost: audit.lost,
-        duplicates: audit.duplicates,
-      },
-      `${Math.round((Date.now() - started) / 1000)} s`,
-    );
+  it(
+    `completes a ${CHUNKS}-chunk campaign against a ${PROVIDER_LIMIT_PER_MINUTE}/min limit without a failed activity`,
+    { timeout: 900_000 },
+    async () => {
+      const started = Date.now();
+      const audience = campaignAudience(RECIPIENTS);
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'storm reminder',
+        audience: { type: 'inline', recipients: audience },
+        chunkSize: CHUNK,
+      });
+      const result = await run.result();
+      const audit = await auditCampaign(stack, audience, result);
+      const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
+      const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
+      printSummary(
+        'campaign 429 storm',
+        {
+          recipients: RECIPIENTS,
+          chunks: result.chunks,
+          providerLimitPerMinute: PROVIDER_LIMIT_PER_MINUTE,
+          faults: rateLimitedRetries,
+          rateLimitedRetries,
+          activities: activities.scheduled,
+          failedActivities: activities.failed,
+          messages: audit.charges,
+          lost: audit.lost,
+          duplicates: audit.duplicates,
+        },
+        `${Math.round((Date.now() - started) / 1000)} s`,
+      );
 
-    expect(activities.failed).toBe(0);
-    expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
-    expect(result).toMatchObject({ sent: RECIPIENTS, chunks: CHUNKS, duplicates: 0 });
-    expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
-    expect(audit.sandboxCounts).toEqual(result.counts);
-    // The storm happened: more requests than a minute's budget, so some chunk send met 429 and was retried
-    // (the campaign sends one chunk at a time and waits out Retry-After, so about one 429 per window).
-    expect(rateLimitedRetries).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(activities.retriesByCause).filter((cause) => cause !== 'ProviderRateLimited')).toEqual([]);
-  });
+      expect(activities.failed).toBe(0);
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(result).toMatchObject({ sent: RECIPIENTS, chunks: CHUNKS, duplicates: 0 });
+      expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
+      expect(audit.sandboxCounts).toEqual(result.counts);
+      // The storm happened: more requests than a minute's budget, so some chunk send met 429 and was retried
+      // (the campaign sends one chunk at a time and waits out Retry-After, so about one 429 per window).
+      expect(rateLimitedRetries).toBeGreaterThanOrEqual(1);
+      expect(Object.keys(activities.retriesByCause).filter((cause) => cause !== 'ProviderRateLimited')).toEqual([]);
+    },
+  );
 });

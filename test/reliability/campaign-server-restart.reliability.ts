@@ -32,7 +32,8 @@ async function ingressDeliveries(stack: RunningStack, status: number): Promise<n
   const text = await (await fetch(`${stack.ingress.url}/metrics`)).text();
   let total = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith(`${METRICS.ingressDeliveries}{`) && line.includes(`status="${status}"`)) total += Number(line.split(' ').at(-1));
+    if (line.startsWith(`${METRICS.ingressDeliveries}{`) && line.includes(`status="${status}"`))
+      total += Number(line.split(' ').at(-1));
   }
   return total;
 }
@@ -68,78 +69,87 @@ describe('campaign through a Temporal server restart', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`completes a ${RECIPIENTS}-recipient campaign across a ${OUTAGE_MS / 1000} s outage of its Temporal server`, { timeout: 900_000 }, async () => {
-    const started = Date.now();
-    const audience = campaignAudience(RECIPIENTS);
-    const worker = startWorkerProcess(stack, { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace });
-    workers.push(worker);
-    const run = await stack.msgflow.startCampaign({
-      sender: 'ACME',
-      message: 'restart reminder',
-      audience: { type: 'inline', recipients: audience },
-      chunkSize: CHUNK,
-    });
+  it(
+    `completes a ${RECIPIENTS}-recipient campaign across a ${OUTAGE_MS / 1000} s outage of its Temporal server`,
+    { timeout: 900_000 },
+    async () => {
+      const started = Date.now();
+      const audience = campaignAudience(RECIPIENTS);
+      const worker = startWorkerProcess(stack, {
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_NAMESPACE: server.namespace,
+      });
+      workers.push(worker);
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'restart reminder',
+        audience: { type: 'inline', recipients: audience },
+        chunkSize: CHUNK,
+      });
 
-    // Mid-campaign: some chunks sent, most outcomes still to come.
-    await waitFor(async () => (await smsCharges(stack)) >= RECIPIENTS * 0.3, 'a third of the audience charged', { timeoutMs: 600_000 });
-    const before503 = await ingressDeliveries(stack, 503);
-    const port = Number(server.address.split(':').at(-1));
-    await server.stop();
-    const stoppedAt = Date.now();
-    await sleep(OUTAGE_MS);
-    server = await startDevServer({ dbFile, port });
-    const outageMs = Date.now() - stoppedAt;
+      // Mid-campaign: some chunks sent, most outcomes still to come.
+      await waitFor(async () => (await smsCharges(stack)) >= RECIPIENTS * 0.3, 'a third of the audience charged', {
+        timeoutMs: 600_000,
+      });
+      const before503 = await ingressDeliveries(stack, 503);
+      const port = Number(server.address.split(':').at(-1));
+      await server.stop();
+      const stoppedAt = Date.now();
+      await sleep(OUTAGE_MS);
+      server = await startDevServer({ dbFile, port });
+      const outageMs = Date.now() - stoppedAt;
 
-    // The client's long poll may give up while the server is away: ask again until the campaign answers.
-    let result: CampaignResult | undefined;
-    for (let attempt = 0; !result; attempt++) {
-      try {
-        result = await run.result();
-      } catch (error) {
-        if (attempt >= 20) throw error;
-        await sleep(2_000);
+      // The client's long poll may give up while the server is away: ask again until the campaign answers.
+      let result: CampaignResult | undefined;
+      for (let attempt = 0; !result; attempt++) {
+        try {
+          result = await run.result();
+        } catch (error) {
+          if (attempt >= 20) throw error;
+          await sleep(2_000);
+        }
       }
-    }
-    const audit = await auditCampaign(stack, audience, result);
-    const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
-    const accepted = await ingressDeliveries(stack, 200);
-    // Answers to deliveries made while the server was away.
-    const refusedDuringOutage = (await ingressDeliveries(stack, 503)) - before503;
-    const providerRetries = sandboxLog.filter((line) => line.includes('retrying')).length;
-    const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;
-    printSummary(
-      'temporal restart',
-      {
-        recipients: RECIPIENTS,
-        faults: 1,
-        outageMs,
-        ingress503: refusedDuringOutage,
-        deliveriesAccepted: accepted,
-        providerRetries,
-        deliveriesAbandoned: abandoned,
-        messages: audit.charges,
-        lost: audit.lost,
-        duplicates: audit.duplicates,
-      },
-      `${Math.round((Date.now() - started) / 1000)} s, worker process ${worker.child.exitCode === null ? 'still running' : 'exited'}`,
-    );
+      const audit = await auditCampaign(stack, audience, result);
+      const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
+      const accepted = await ingressDeliveries(stack, 200);
+      // Answers to deliveries made while the server was away.
+      const refusedDuringOutage = (await ingressDeliveries(stack, 503)) - before503;
+      const providerRetries = sandboxLog.filter((line) => line.includes('retrying')).length;
+      const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;
+      printSummary(
+        'temporal restart',
+        {
+          recipients: RECIPIENTS,
+          faults: 1,
+          outageMs,
+          ingress503: refusedDuringOutage,
+          deliveriesAccepted: accepted,
+          providerRetries,
+          deliveriesAbandoned: abandoned,
+          messages: audit.charges,
+          lost: audit.lost,
+          duplicates: audit.duplicates,
+        },
+        `${Math.round((Date.now() - started) / 1000)} s, worker process ${worker.child.exitCode === null ? 'still running' : 'exited'}`,
+      );
 
-    // The outage was real and seen by the provider: the ingress refused deliveries made while it lasted (503)
-    // and the provider retried them.
-    expect(refusedDuringOutage).toBeGreaterThan(0);
-    expect(providerRetries).toBeGreaterThan(0);
-    // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
-    expect(worker.child.exitCode).toBeNull();
-    expect(worker.child.signalCode).toBeNull();
-    expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
-    expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
-    expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
-    expect(audit.sandboxCounts).toEqual(result.counts);
-    // The provider's retries got every refused delivery through: none abandoned. (The message workflows
-    // wait 6 hours before asking the provider themselves, so every counted outcome came by webhook.)
-    expect(abandoned).toBe(0);
-    // Each message's final event was accepted at least once (one event per delivery on this endpoint).
-    expect(accepted).toBeGreaterThanOrEqual(RECIPIENTS);
-    expect(activities.failed).toBe(0);
-  });
+      // The outage was real and seen by the provider: the ingress refused deliveries made while it lasted (503)
+      // and the provider retried them.
+      expect(refusedDuringOutage).toBeGreaterThan(0);
+      expect(providerRetries).toBeGreaterThan(0);
+      // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
+      expect(worker.child.exitCode).toBeNull();
+      expect(worker.child.signalCode).toBeNull();
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
+      expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
+      expect(audit.sandboxCounts).toEqual(result.counts);
+      // The provider's retries got every refused delivery through: none abandoned. (The message workflows
+      // wait 6 hours before asking the provider themselves, so every counted outcome came by webhook.)
+      expect(abandoned).toBe(0);
+      // Each message's final event was accepted at least once (one event per delivery on this endpoint).
+      expect(accepted).toBeGreaterThanOrEqual(RECIPIENTS);
+      expect(activities.failed).toBe(0);
+    },
+  );
 });

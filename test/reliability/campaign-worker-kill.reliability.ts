@@ -31,62 +31,68 @@ describe('campaign through worker kill -9', () => {
     await stack?.close();
   });
 
-  it(`completes a ${RECIPIENTS}-recipient campaign after its worker is killed ${KILL_AT.length} times`, { timeout: 1_200_000 }, async () => {
-    const started = Date.now();
-    const audience = campaignAudience(RECIPIENTS);
-    workers.push(startWorkerProcess(stack));
-    const run = await stack.msgflow.startCampaign({
-      sender: 'ACME',
-      message: 'kill -9 reminder',
-      audience: { type: 'inline', recipients: audience },
-      chunkSize: CHUNK,
-    });
-
-    let killsInFlight = 0;
-    for (const share of KILL_AT) {
-      const after = Math.floor(RECIPIENTS * share);
-      await waitFor(async () => (await smsCharges(stack)) >= after, `${after} charges`, { timeoutMs: 600_000 });
-      // Prefer a kill while a chunk's send runs in the worker; after a few seconds, kill anyway.
-      const inFlight = await waitFor(
-        async () => {
-          const { raw } = await stack.temporal.workflow.getHandle(run.workflowId).describe();
-          return (raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'sendCampaignChunk' && a.state === PENDING_ACTIVITY_STATE_STARTED);
-        },
-        'a chunk send in flight',
-        { timeoutMs: 5_000 },
-      ).then(
-        () => true,
-        () => false,
-      );
-      if (inFlight) killsInFlight++;
-      await workers.at(-1)!.kill();
+  it(
+    `completes a ${RECIPIENTS}-recipient campaign after its worker is killed ${KILL_AT.length} times`,
+    { timeout: 1_200_000 },
+    async () => {
+      const started = Date.now();
+      const audience = campaignAudience(RECIPIENTS);
       workers.push(startWorkerProcess(stack));
-    }
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'kill -9 reminder',
+        audience: { type: 'inline', recipients: audience },
+        chunkSize: CHUNK,
+      });
 
-    const result = await run.result();
-    const audit = await auditCampaign(stack, audience, result);
-    const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
-    const retries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
-    printSummary(
-      'campaign kill -9',
-      {
-        recipients: RECIPIENTS,
-        chunks: result.chunks,
-        faults: KILL_AT.length,
-        killsWithChunkInFlight: killsInFlight,
-        retriedActivities: retries,
-        messages: audit.charges,
-        lost: audit.lost,
-        duplicates: audit.duplicates,
-      },
-      `${Math.round((Date.now() - started) / 1000)} s, ${result.runs} runs`,
-    );
+      let killsInFlight = 0;
+      for (const share of KILL_AT) {
+        const after = Math.floor(RECIPIENTS * share);
+        await waitFor(async () => (await smsCharges(stack)) >= after, `${after} charges`, { timeoutMs: 600_000 });
+        // Prefer a kill while a chunk's send runs in the worker; after a few seconds, kill anyway.
+        const inFlight = await waitFor(
+          async () => {
+            const { raw } = await stack.temporal.workflow.getHandle(run.workflowId).describe();
+            return (raw.pendingActivities ?? []).some(
+              (a) => a.activityType?.name === 'sendCampaignChunk' && a.state === PENDING_ACTIVITY_STATE_STARTED,
+            );
+          },
+          'a chunk send in flight',
+          { timeoutMs: 5_000 },
+        ).then(
+          () => true,
+          () => false,
+        );
+        if (inFlight) killsInFlight++;
+        await workers.at(-1)!.kill();
+        workers.push(startWorkerProcess(stack));
+      }
 
-    expect(workers.slice(0, -1).every((w) => w.child.signalCode === 'SIGKILL')).toBe(true);
-    expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
-    expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
-    expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
-    expect(audit.sandboxCounts).toEqual(result.counts);
-    expect(activities.failed).toBe(0);
-  });
+      const result = await run.result();
+      const audit = await auditCampaign(stack, audience, result);
+      const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
+      const retries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
+      printSummary(
+        'campaign kill -9',
+        {
+          recipients: RECIPIENTS,
+          chunks: result.chunks,
+          faults: KILL_AT.length,
+          killsWithChunkInFlight: killsInFlight,
+          retriedActivities: retries,
+          messages: audit.charges,
+          lost: audit.lost,
+          duplicates: audit.duplicates,
+        },
+        `${Math.round((Date.now() - started) / 1000)} s, ${result.runs} runs`,
+      );
+
+      expect(workers.slice(0, -1).every((w) => w.child.signalCode === 'SIGKILL')).toBe(true);
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
+      expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
+      expect(audit.sandboxCounts).toEqual(result.counts);
+      expect(activities.failed).toBe(0);
+    },
+  );
 });

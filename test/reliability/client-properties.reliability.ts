@@ -22,7 +22,15 @@ import { VALID_NUMBERS } from './support/arbitraries.js';
 import { printSummary } from './support/summary.js';
 
 const RUNS = Number(process.env.MSGFLOW_PROPERTY_RUNS ?? 300);
-const tally = { cases: 0, refusedLocally: 0, sent: 0, providerRefused: 0, server5xx: 0, disagreements: 0, requestsForInvalidInput: 0 };
+const tally = {
+  cases: 0,
+  refusedLocally: 0,
+  sent: 0,
+  providerRefused: 0,
+  server5xx: 0,
+  disagreements: 0,
+  requestsForInvalidInput: 0,
+};
 
 interface Recorded {
   method: string;
@@ -40,7 +48,11 @@ function recordingClient(baseUrl: string, token: string): { client: MessagingCli
     strictResponses: true,
     fetch: async (input, init) => {
       const text = typeof init?.body === 'string' ? init.body : undefined;
-      requests.push({ method: init?.method ?? 'GET', url: String(input), body: text === undefined ? undefined : JSON.parse(text) });
+      requests.push({
+        method: init?.method ?? 'GET',
+        url: String(input),
+        body: text === undefined ? undefined : JSON.parse(text),
+      });
       return fetch(input, init);
     },
   });
@@ -48,19 +60,48 @@ function recordingClient(baseUrl: string, token: string): { client: MessagingCli
 }
 
 // Field generators that are often right and often wrong in every way a caller can be wrong.
-const anyValue = fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer(), fc.boolean(), fc.string({ maxLength: 20 }), fc.array(fc.string(), { maxLength: 2 }));
+const anyValue = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.integer(),
+  fc.boolean(),
+  fc.string({ maxLength: 20 }),
+  fc.array(fc.string(), { maxLength: 2 }),
+);
 const number = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...VALID_NUMBERS) },
-  { weight: 1, arbitrary: fc.constantFrom('', '+12025550100', '012025550100', '1202555010a', '1234', '99999999999999999') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('', '+12025550100', '012025550100', '1202555010a', '1234', '99999999999999999'),
+  },
   { weight: 1, arbitrary: fc.stringMatching(/^\d{1,16}$/) },
   { weight: 1, arbitrary: anyValue },
 );
-const text = (max: number) => fc.oneof({ weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) }, fc.constant(''), fc.string({ minLength: max - 5, maxLength: max + 5 }), anyValue);
-const sender = fc.oneof({ weight: 3, arbitrary: fc.constant('ACME') }, fc.stringMatching(/^[A-Za-z0-9 ]{0,13}$/), fc.stringMatching(/^\d{1,16}$/), anyValue);
-const int = (min: number, max: number) => fc.oneof({ weight: 3, arbitrary: fc.integer({ min, max }) }, fc.integer({ min: min - 50, max: max + 50 }), fc.double(), anyValue);
+const text = (max: number) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) },
+    fc.constant(''),
+    fc.string({ minLength: max - 5, maxLength: max + 5 }),
+    anyValue,
+  );
+const sender = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('ACME') },
+  fc.stringMatching(/^[A-Za-z0-9 ]{0,13}$/),
+  fc.stringMatching(/^\d{1,16}$/),
+  anyValue,
+);
+const int = (min: number, max: number) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min, max }) },
+    fc.integer({ min: min - 50, max: max + 50 }),
+    fc.double(),
+    anyValue,
+  );
 /** Sometimes the fields, sometimes an extra one (strict objects refuse it), sometimes not an object at all. */
 function bodyOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
-  const record = fc.record(fields, { requiredKeys: [] }).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
+  const record = fc
+    .record(fields, { requiredKeys: [] })
+    .map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
   return fc.oneof(
     { weight: 6, arbitrary: record },
     { weight: 1, arbitrary: record.map((r) => ({ ...r, unexpected: true })) },
@@ -76,7 +117,11 @@ describe('client input under arbitrary values', () => {
 
   beforeAll(async () => {
     t = await startTestSandbox();
-    const account = await t.newAccount({ balance: 1_000_000_000, ratePerMinute: 1_000_000, scopes: ['sms:send', 'otp', 'voice', 'lookup', 'email:verify', 'reports'] });
+    const account = await t.newAccount({
+      balance: 1_000_000_000,
+      ratePerMinute: 1_000_000,
+      scopes: ['sms:send', 'otp', 'voice', 'lookup', 'email:verify', 'reports'],
+    });
     ({ client, requests } = recordingClient(t.sandbox.baseUrl, account.token));
     // Webhooks live on an account that never sends, so no generated URL is ever delivered to.
     const hooks = await t.newAccount({ scopes: ['webhooks'], ratePerMinute: 1_000_000 });
@@ -92,7 +137,12 @@ describe('client input under arbitrary values', () => {
    * contract schema agrees the input is invalid), or sends a body the schema accepts and gets an answer
    * that is neither a 5xx nor the provider's own validation_failed.
    */
-  async function checkCall(schema: z.ZodType | undefined, input: unknown, call: () => Promise<unknown>, recorded: Recorded[]): Promise<void> {
+  async function checkCall(
+    schema: z.ZodType | undefined,
+    input: unknown,
+    call: () => Promise<unknown>,
+    recorded: Recorded[],
+  ): Promise<void> {
     recorded.length = 0;
     tally.cases++;
     let error: unknown;
@@ -127,29 +177,51 @@ describe('client input under arbitrary values', () => {
     fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: RUNS, examples: examples.map((e): [T] => [e]) });
 
   it('sms.send', () =>
-    property(bodyOf({ recipients: fc.oneof(fc.array(number, { maxLength: 4 }), anyValue), sender, message: text(1530) }), (input) =>
-      checkCall(SmsSendRequest, input, () => client.sms.send(input as never), requests),
+    property(
+      bodyOf({ recipients: fc.oneof(fc.array(number, { maxLength: 4 }), anyValue), sender, message: text(1530) }),
+      (input) => checkCall(SmsSendRequest, input, () => client.sms.send(input as never), requests),
     ));
 
   it('otp.send', () =>
     property(
-      bodyOf({ recipient: number, sender: fc.option(sender, { nil: undefined }), length: int(4, 10), expires_in: int(30, 3600), template: fc.oneof(text(300), fc.string({ maxLength: 40 }).map((s) => `${s}{code}`)) }),
+      bodyOf({
+        recipient: number,
+        sender: fc.option(sender, { nil: undefined }),
+        length: int(4, 10),
+        expires_in: int(30, 3600),
+        template: fc.oneof(
+          text(300),
+          fc.string({ maxLength: 40 }).map((s) => `${s}{code}`),
+        ),
+      }),
       (input) => checkCall(OtpSendRequest, input, () => client.otp.send(input as never), requests),
     ));
 
   it('otp.verify (an unknown otp_id is a 404, not a validation failure)', () =>
-    property(bodyOf({ otp_id: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), anyValue), code: fc.oneof(fc.stringMatching(/^\d{3,11}$/), anyValue) }), (input) =>
-      checkCall(OtpVerifyRequest, input, () => client.otp.verify(input as never), requests),
+    property(
+      bodyOf({
+        otp_id: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), anyValue),
+        code: fc.oneof(fc.stringMatching(/^\d{3,11}$/), anyValue),
+      }),
+      (input) => checkCall(OtpVerifyRequest, input, () => client.otp.verify(input as never), requests),
     ));
 
   it('voice.send', () =>
     property(
-      bodyOf({ recipient: number, message: text(1000), sender: fc.option(sender, { nil: undefined }), language: fc.oneof(fc.constantFrom('en-US', 'fr', 'de-DE'), fc.string({ maxLength: 6 })), repeat: int(1, 3) }),
+      bodyOf({
+        recipient: number,
+        message: text(1000),
+        sender: fc.option(sender, { nil: undefined }),
+        language: fc.oneof(fc.constantFrom('en-US', 'fr', 'de-DE'), fc.string({ maxLength: 6 })),
+        repeat: int(1, 3),
+      }),
       (input) => checkCall(VoiceSendRequest, input, () => client.voice.send(input as never), requests),
     ));
 
   it('lookups.create', () =>
-    property(bodyOf({ number: fc.oneof(number, fc.string({ maxLength: 40 })) }), (input) => checkCall(LookupRequest, input, () => client.lookups.create(input as never), requests)));
+    property(bodyOf({ number: fc.oneof(number, fc.string({ maxLength: 40 })) }), (input) =>
+      checkCall(LookupRequest, input, () => client.lookups.create(input as never), requests),
+    ));
 
   it('email.verify', () =>
     property(bodyOf({ email: fc.oneof(fc.emailAddress(), fc.string({ maxLength: 40 }), anyValue) }), (input) =>
@@ -159,7 +231,11 @@ describe('client input under arbitrary values', () => {
   it('messages.list and campaigns.list parameters', () =>
     property(
       fc.record(
-        { status: fc.oneof(fc.constantFrom(...MessageStatus.options), fc.string({ maxLength: 10 }), anyValue), perPage: int(1, 200), cursor: fc.oneof(fc.string({ maxLength: 20 }), anyValue) },
+        {
+          status: fc.oneof(fc.constantFrom(...MessageStatus.options), fc.string({ maxLength: 10 }), anyValue),
+          perPage: int(1, 200),
+          cursor: fc.oneof(fc.string({ maxLength: 20 }), anyValue),
+        },
         { requiredKeys: [] },
       ),
       async (params) => {
@@ -175,13 +251,26 @@ describe('client input under arbitrary values', () => {
   it('webhooks.create and webhooks.update', () =>
     property(
       fc.tuple(
-        bodyOf({ url: fc.oneof(fc.webUrl(), fc.string({ maxLength: 30 }), fc.constant('ftp://example.test/x')), events: fc.oneof(fc.constant(['*']), fc.array(fc.constantFrom('message.delivered', 'message.failed', 'message.sent', '*'), { maxLength: 3 }), anyValue), batch: fc.oneof(fc.boolean(), anyValue) }),
+        bodyOf({
+          url: fc.oneof(fc.webUrl(), fc.string({ maxLength: 30 }), fc.constant('ftp://example.test/x')),
+          events: fc.oneof(
+            fc.constant(['*']),
+            fc.array(fc.constantFrom('message.delivered', 'message.failed', 'message.sent', '*'), { maxLength: 3 }),
+            anyValue,
+          ),
+          batch: fc.oneof(fc.boolean(), anyValue),
+        }),
         bodyOf({ url: fc.oneof(fc.webUrl(), fc.string({ maxLength: 30 })), batch: fc.oneof(fc.boolean(), anyValue) }),
       ),
       async ([create, update]) => {
         const { client: hooks, requests: recorded } = webhookClient;
         let id: string | undefined;
-        await checkCall(WebhookCreateRequest, create, async () => ({ id } = await hooks.webhooks.create(create as never)), recorded);
+        await checkCall(
+          WebhookCreateRequest,
+          create,
+          async () => ({ id } = await hooks.webhooks.create(create as never)),
+          recorded,
+        );
         if (!id) return;
         await checkCall(WebhookUpdateRequest, update, () => hooks.webhooks.update(id!, update as never), recorded);
         await hooks.webhooks.delete(id);

@@ -54,7 +54,11 @@ describe('webhook ingress under arbitrary input', () => {
   /** Posts raw bytes with the given headers and reports the answer and what was signalled for it. */
   const post = async (raw: Buffer | string, headers: Record<string, string>): Promise<Answer> => {
     signalled.length = 0;
-    const response = await fetch(ingress.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+    const response = await fetch(ingress.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: raw,
+    });
     const text = await response.text();
     tally.cases++;
     if (response.status >= 500) tally.server5xx++;
@@ -68,7 +72,8 @@ describe('webhook ingress under arbitrary input', () => {
     }
     return { status: response.status, body, signalled: [...signalled] };
   };
-  const signed = (raw: Buffer | string, id = `evt_${randomUUID()}`) => post(raw, signWebhook([SECRET], id, Math.floor(Date.now() / 1000), raw));
+  const signed = (raw: Buffer | string, id = `evt_${randomUUID()}`) =>
+    post(raw, signWebhook([SECRET], id, Math.floor(Date.now() / 1000), raw));
 
   const expectRefused = (answer: Answer, statuses: number[]) => {
     expect(statuses).toContain(answer.status);
@@ -88,16 +93,22 @@ describe('webhook ingress under arbitrary input', () => {
 
   it('accepts random JSON exactly when the contract does, signalling exactly its events', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.jsonValue(), webhookBody.map((b) => b.body)), async (value) => {
-        const answer = await signed(JSON.stringify(value));
-        const verdict = WebhookBody.safeParse(value);
-        if (verdict.success) {
-          expect(answer.status).toBe(200);
-          expect(answer.signalled.map((s) => s.events)).toEqual([eventsOf(verdict.data)]);
-        } else {
-          expectRefused(answer, [422]);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.jsonValue(),
+          webhookBody.map((b) => b.body),
+        ),
+        async (value) => {
+          const answer = await signed(JSON.stringify(value));
+          const verdict = WebhookBody.safeParse(value);
+          if (verdict.success) {
+            expect(answer.status).toBe(200);
+            expect(answer.signalled.map((s) => s.events)).toEqual([eventsOf(verdict.data)]);
+          } else {
+            expectRefused(answer, [422]);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -119,36 +130,56 @@ describe('webhook ingress under arbitrary input', () => {
 
   it('refuses a body with one rule broken (alone or inside a batch) with 422 naming the field', async () => {
     await fc.assert(
-      fc.asyncProperty(statusEvent, eventMutation, fc.boolean(), fc.array(statusEvent, { maxLength: 5 }), async (event, [, mutate], inBatch, others) => {
-        const broken = mutate({ ...event });
-        const body = inBatch ? { type: BATCH_EVENT_TYPE, events: [...others, broken] } : broken;
-        const answer = await signed(JSON.stringify(body));
-        expectRefused(answer, [422]);
-        expect((answer.body as ErrorBody).details?.length).toBeGreaterThan(0);
-      }),
+      fc.asyncProperty(
+        statusEvent,
+        eventMutation,
+        fc.boolean(),
+        fc.array(statusEvent, { maxLength: 5 }),
+        async (event, [, mutate], inBatch, others) => {
+          const broken = mutate({ ...event });
+          const body = inBatch ? { type: BATCH_EVENT_TYPE, events: [...others, broken] } : broken;
+          const answer = await signed(JSON.stringify(body));
+          expectRefused(answer, [422]);
+          expect((answer.body as ErrorBody).details?.length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('refuses a valid body whose signature does not cover it (tampered body, headers or secret) with 401', async () => {
-    const tamperings = fc.constantFrom('body byte', 'webhook-id', 'timestamp', 'other secret', 'garbage signature', 'stale');
+    const tamperings = fc.constantFrom(
+      'body byte',
+      'webhook-id',
+      'timestamp',
+      'other secret',
+      'garbage signature',
+      'stale',
+    );
     await fc.assert(
-      fc.asyncProperty(webhookBody, tamperings, fc.nat(), fc.string({ maxLength: 80 }), async ({ body }, tampering, position, garbage) => {
-        const raw = Buffer.from(JSON.stringify(body));
-        const now = Math.floor(Date.now() / 1000);
-        const headers = signWebhook([SECRET], 'evt_original', now, raw);
-        let sent: Buffer = raw;
-        if (tampering === 'body byte') {
-          sent = Buffer.from(raw);
-          const at = position % sent.length;
-          sent[at] = sent[at]! ^ 0x01;
-        } else if (tampering === 'webhook-id') headers['webhook-id'] = 'evt_other';
-        else if (tampering === 'timestamp') headers['webhook-timestamp'] = String(now - 1);
-        else if (tampering === 'other secret') Object.assign(headers, signWebhook([generateWebhookSecret()], 'evt_original', now, raw));
-        else if (tampering === 'garbage signature') headers['webhook-signature'] = garbage;
-        else Object.assign(headers, signWebhook([SECRET], 'evt_original', now - 301, raw));
-        expectRefused(await post(sent, headers), [401]);
-      }),
+      fc.asyncProperty(
+        webhookBody,
+        tamperings,
+        fc.nat(),
+        fc.string({ maxLength: 80 }),
+        async ({ body }, tampering, position, garbage) => {
+          const raw = Buffer.from(JSON.stringify(body));
+          const now = Math.floor(Date.now() / 1000);
+          const headers = signWebhook([SECRET], 'evt_original', now, raw);
+          let sent: Buffer = raw;
+          if (tampering === 'body byte') {
+            sent = Buffer.from(raw);
+            const at = position % sent.length;
+            sent[at] = sent[at]! ^ 0x01;
+          } else if (tampering === 'webhook-id') headers['webhook-id'] = 'evt_other';
+          else if (tampering === 'timestamp') headers['webhook-timestamp'] = String(now - 1);
+          else if (tampering === 'other secret')
+            Object.assign(headers, signWebhook([generateWebhookSecret()], 'evt_original', now, raw));
+          else if (tampering === 'garbage signature') headers['webhook-signature'] = garbage;
+          else Object.assign(headers, signWebhook([SECRET], 'evt_original', now - 301, raw));
+          expectRefused(await post(sent, headers), [401]);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -180,10 +211,13 @@ describe('webhook ingress end to end under arbitrary input', () => {
 
   it('starts a message workflow holding the status for valid events, and none for broken ones', async () => {
     const exists = (id: string) =>
-      stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe().then(
-        () => true,
-        (error: unknown) => (error instanceof WorkflowNotFoundError ? false : Promise.reject(error)),
-      );
+      stack.temporal.workflow
+        .getHandle(messageWorkflowId(id))
+        .describe()
+        .then(
+          () => true,
+          (error: unknown) => (error instanceof WorkflowNotFoundError ? false : Promise.reject(error)),
+        );
     await fc.assert(
       fc.asyncProperty(statusEvent, fc.option(eventMutation, { nil: undefined }), async (generated, mutation) => {
         const event = { ...generated, provider_message_id: `prop-${randomUUID()}` };
@@ -191,7 +225,10 @@ describe('webhook ingress end to end under arbitrary input', () => {
         const raw = JSON.stringify(body);
         const response = await fetch(stack.ingress.webhookUrl, {
           method: 'POST',
-          headers: { ...signWebhook([stack.webhookSecret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), raw), 'content-type': 'application/json' },
+          headers: {
+            ...signWebhook([stack.webhookSecret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), raw),
+            'content-type': 'application/json',
+          },
           body: raw,
         });
         tally.cases++;
@@ -201,7 +238,9 @@ describe('webhook ingress end to end under arbitrary input', () => {
         } else {
           expect(response.status).toBe(200);
           const handle = stack.temporal.workflow.getHandle(messageWorkflowId(event.provider_message_id));
-          await expect.poll(() => handle.query(outcomeQuery).catch(() => null), { timeout: 30_000 }).toMatchObject({ status: event.status, source: 'webhook' });
+          await expect
+            .poll(() => handle.query(outcomeQuery).catch(() => null), { timeout: 30_000 })
+            .toMatchObject({ status: event.status, source: 'webhook' });
         }
       }),
       { numRuns: Math.min(RUNS, 40) },

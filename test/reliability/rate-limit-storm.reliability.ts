@@ -27,41 +27,54 @@ describe('429 storm', () => {
     await stack?.close();
   });
 
-  it(`completes a burst of ${WORKFLOWS} sendSms workflows against a ${PROVIDER_LIMIT_PER_MINUTE}/min limit without a failed activity`, { timeout: 600_000 }, async () => {
-    const numbers = FINAL_STATUSES.map((status) => [status, MAGIC_NUMBERS[status]] as const);
-    const started = await Promise.all(
-      Array.from({ length: WORKFLOWS }, (_, i) => {
-        const [status, number] = numbers[i % numbers.length]!;
-        return stack.msgflow.sendSms({ recipients: [number], sender: 'ACME', message: `storm ${i}` }).then((s) => ({ ...s, expected: status }));
-      }),
-    );
-    const results = await Promise.all(started.map(async (s) => ({ ...s, outcome: await s.result() })));
+  it(
+    `completes a burst of ${WORKFLOWS} sendSms workflows against a ${PROVIDER_LIMIT_PER_MINUTE}/min limit without a failed activity`,
+    { timeout: 600_000 },
+    async () => {
+      const numbers = FINAL_STATUSES.map((status) => [status, MAGIC_NUMBERS[status]] as const);
+      const started = await Promise.all(
+        Array.from({ length: WORKFLOWS }, (_, i) => {
+          const [status, number] = numbers[i % numbers.length]!;
+          return stack.msgflow
+            .sendSms({ recipients: [number], sender: 'ACME', message: `storm ${i}` })
+            .then((s) => ({ ...s, expected: status }));
+        }),
+      );
+      const results = await Promise.all(started.map(async (s) => ({ ...s, outcome: await s.result() })));
 
-    const wrong = results.filter((r) => r.outcome.messages.length !== 1 || r.outcome.messages[0]!.status !== r.expected || r.outcome.messages[0]!.source !== 'webhook');
-    const histories = await Promise.all(results.map((r) => stack.temporal.workflow.getHandle(r.workflowId).fetchHistory()));
-    const activities = activityReport(histories.flatMap((h) => h.events ?? []));
-    const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
-    const chargedMessages = new Set(charges.map((c) => c.reference));
-    const sentMessages = new Set(results.map((r) => r.outcome.messages[0]?.provider_message_id));
-    const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
+      const wrong = results.filter(
+        (r) =>
+          r.outcome.messages.length !== 1 ||
+          r.outcome.messages[0]!.status !== r.expected ||
+          r.outcome.messages[0]!.source !== 'webhook',
+      );
+      const histories = await Promise.all(
+        results.map((r) => stack.temporal.workflow.getHandle(r.workflowId).fetchHistory()),
+      );
+      const activities = activityReport(histories.flatMap((h) => h.events ?? []));
+      const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
+      const chargedMessages = new Set(charges.map((c) => c.reference));
+      const sentMessages = new Set(results.map((r) => r.outcome.messages[0]?.provider_message_id));
+      const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
 
-    printSummary('429 storm', {
-      workflows: WORKFLOWS,
-      providerLimitPerMinute: PROVIDER_LIMIT_PER_MINUTE,
-      faults: rateLimitedRetries,
-      activities: activities.scheduled,
-      failedActivities: activities.failed,
-      lost: wrong.length + [...sentMessages].filter((id) => !chargedMessages.has(id!)).length,
-      duplicates: charges.length - chargedMessages.size + (chargedMessages.size - sentMessages.size),
-    });
+      printSummary('429 storm', {
+        workflows: WORKFLOWS,
+        providerLimitPerMinute: PROVIDER_LIMIT_PER_MINUTE,
+        faults: rateLimitedRetries,
+        activities: activities.scheduled,
+        failedActivities: activities.failed,
+        lost: wrong.length + [...sentMessages].filter((id) => !chargedMessages.has(id!)).length,
+        duplicates: charges.length - chargedMessages.size + (chargedMessages.size - sentMessages.size),
+      });
 
-    expect(wrong).toEqual([]);
-    expect(activities.failed).toBe(0);
-    // One charge per message, for exactly the messages the workflows report.
-    expect(charges).toHaveLength(WORKFLOWS);
-    expect(chargedMessages).toEqual(sentMessages);
-    // The storm happened: at least the requests beyond one minute's budget were refused and retried.
-    expect(rateLimitedRetries).toBeGreaterThanOrEqual(WORKFLOWS - PROVIDER_LIMIT_PER_MINUTE);
-    expect(Object.keys(activities.retriesByCause).filter((cause) => cause !== 'ProviderRateLimited')).toEqual([]);
-  });
+      expect(wrong).toEqual([]);
+      expect(activities.failed).toBe(0);
+      // One charge per message, for exactly the messages the workflows report.
+      expect(charges).toHaveLength(WORKFLOWS);
+      expect(chargedMessages).toEqual(sentMessages);
+      // The storm happened: at least the requests beyond one minute's budget were refused and retried.
+      expect(rateLimitedRetries).toBeGreaterThanOrEqual(WORKFLOWS - PROVIDER_LIMIT_PER_MINUTE);
+      expect(Object.keys(activities.retriesByCause).filter((cause) => cause !== 'ProviderRateLimited')).toEqual([]);
+    },
+  );
 });

@@ -11,7 +11,13 @@ import { type MessageStatusEvent } from '../../src/api/events.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { signWebhook } from '../../src/api/signature.js';
 import { SCOPES } from '../../src/api/scopes.js';
-import { type LogEntry, MessagingApiError, MessagingClient, NotFoundError, RateLimitError } from '../../src/client/index.js';
+import {
+  type LogEntry,
+  MessagingApiError,
+  MessagingClient,
+  NotFoundError,
+  RateLimitError,
+} from '../../src/client/index.js';
 import { createLogger } from '../../src/log.js';
 import { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
@@ -32,13 +38,21 @@ describe('security', () => {
 
   beforeAll(async () => {
     // Everything the stack's own components log, at debug level, is kept and scanned below.
-    stack = await startTestStack({ startWorker: false, logger: createLogger('stack', { level: 'debug', write: (line) => stackLog.push(line) }) });
+    stack = await startTestStack({
+      startWorker: false,
+      logger: createLogger('stack', { level: 'debug', write: (line) => stackLog.push(line) }),
+    });
     worker = startWorkerProcess(stack, { MSGFLOW_LOG_LEVEL: 'debug' });
   });
   afterAll(async () => {
     await worker?.kill();
     await stack?.close();
-    printSummary('security', { refused: Object.values(refusals).reduce((a, b) => a + b, 0), ...refusals, crossAccountChecks: recordsChecked, logLinesScanned: linesScanned });
+    printSummary('security', {
+      refused: Object.values(refusals).reduce((a, b) => a + b, 0),
+      ...refusals,
+      crossAccountChecks: recordsChecked,
+      logLinesScanned: linesScanned,
+    });
   });
 
   const event = (id: string): MessageStatusEvent => ({
@@ -49,12 +63,19 @@ describe('security', () => {
     timestamp: formatTimestamp(new Date()),
   });
   const deliver = (raw: string, headers: Record<string, string>) =>
-    fetch(stack.ingress.webhookUrl, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: raw });
+    fetch(stack.ingress.webhookUrl, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: raw,
+    });
   const workflowExists = (id: string) =>
-    stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe().then(
-      () => true,
-      (error: unknown) => (error instanceof WorkflowNotFoundError ? false : Promise.reject(error)),
-    );
+    stack.temporal.workflow
+      .getHandle(messageWorkflowId(id))
+      .describe()
+      .then(
+        () => true,
+        (error: unknown) => (error instanceof WorkflowNotFoundError ? false : Promise.reject(error)),
+      );
 
   describe('webhook ingress', () => {
     it('refuses a forged signature, an unsigned body and a stale replay, signalling nothing', async () => {
@@ -80,7 +101,11 @@ describe('security', () => {
       expect(tampered.status).toBe(401);
       refusals.forged++;
 
-      const unsigned = await fetch(stack.ingress.webhookUrl, { method: 'POST', body: raw, headers: { 'content-type': 'application/json' } });
+      const unsigned = await fetch(stack.ingress.webhookUrl, {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(unsigned.status).toBe(401);
       expect(await unsigned.json()).toMatchObject({ code: 'missing_headers' });
       refusals.unsigned++;
@@ -96,7 +121,10 @@ describe('security', () => {
 
       const id = `other-account-${randomUUID()}`;
       const raw = JSON.stringify(event(id));
-      const response = await deliver(raw, signWebhook([registration.secret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), raw));
+      const response = await deliver(
+        raw,
+        signWebhook([registration.secret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), raw),
+      );
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ code: 'bad_signature' });
       refusals.otherAccount++;
@@ -110,15 +138,29 @@ describe('security', () => {
       expect((await deliver(first, headers)).status).toBe(200);
       expect((await deliver(first, headers)).status).toBe(200);
       const conflicting = JSON.stringify({ ...event(id), event: 'message.failed', status: 'failed' });
-      expect((await deliver(conflicting, signWebhook([stack.webhookSecret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), conflicting))).status).toBe(200);
+      expect(
+        (
+          await deliver(
+            conflicting,
+            signWebhook([stack.webhookSecret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), conflicting),
+          )
+        ).status,
+      ).toBe(200);
       const handle = stack.temporal.workflow.getHandle(messageWorkflowId(id));
-      await expect.poll(() => handle.query(outcomeQuery), { timeout: 30_000 }).toMatchObject({ status: 'delivered', source: 'webhook' });
+      await expect
+        .poll(() => handle.query(outcomeQuery), { timeout: 30_000 })
+        .toMatchObject({ status: 'delivered', source: 'webhook' });
       // All three deliveries reached the same run, which kept the first final state.
       await expect
-        .poll(async () => {
-          const { events = [] } = await handle.fetchHistory();
-          return (events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'statusEvent').length;
-        }, { timeout: 30_000 })
+        .poll(
+          async () => {
+            const { events = [] } = await handle.fetchHistory();
+            return (events ?? []).filter(
+              (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'statusEvent',
+            ).length;
+          },
+          { timeout: 30_000 },
+        )
         .toBe(3);
       const runs = await stack.temporal.workflow.count(`WorkflowId = '${messageWorkflowId(id)}'`);
       expect(runs.count).toBeLessThanOrEqual(1);
@@ -128,7 +170,11 @@ describe('security', () => {
   describe('account isolation in the provider', () => {
     it("gives a second account's token 404 for every record of the first, and refuses the first's cursor", async () => {
       const owner = stack.messaging; // the stack's account, all scopes
-      const sent = await owner.sms.send({ recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.expired], sender: 'ACME', message: 'isolated' });
+      const sent = await owner.sms.send({
+        recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.expired],
+        sender: 'ACME',
+        message: 'isolated',
+      });
       const lookup = await owner.lookups.create({ number: `+${MAGIC_NUMBERS.delivered}` });
       const call = await owner.voice.send({ recipient: VOICE_MAGIC_NUMBERS.busy, message: 'isolated call' });
       const otp = await owner.otp.send({ recipient: MAGIC_NUMBERS.delivered });
@@ -177,16 +223,27 @@ describe('security', () => {
       const clientLog: string[] = [];
       const logger = (entry: LogEntry) => clientLog.push(JSON.stringify(entry));
       const client = new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, logger, maxRetries: 1 });
-      const badClient = new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: `${stack.token}x`, logger, maxRetries: 0 });
+      const badClient = new MessagingClient({
+        baseUrl: stack.sandbox.baseUrl,
+        token: `${stack.token}x`,
+        logger,
+        maxRetries: 0,
+      });
       const text = `secret-free text ${randomUUID()}`;
 
       // Real work through the worker process (debug logging), the ingress and the client.
-      const started = await stack.msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered], sender: 'ACME', message: text });
+      const started = await stack.msgflow.sendSms({
+        recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered],
+        sender: 'ACME',
+        message: text,
+      });
       const result = await started.result();
       expect(result.messages.map((m) => m.status).sort()).toEqual(['delivered', 'undelivered']);
       await client.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: text });
       await expect(badClient.balance.get()).rejects.toThrow();
-      await expect(client.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'NOT_APPROVED', message: text })).rejects.toThrow();
+      await expect(
+        client.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'NOT_APPROVED', message: text }),
+      ).rejects.toThrow();
       // A 429: the account's limit drops to one request a minute for a moment.
       await stack.admin.setRateLimit(stack.accountId!, 1);
       try {
@@ -196,7 +253,14 @@ describe('security', () => {
         await stack.admin.setRateLimit(stack.accountId!, 60_000);
       }
       // An ingress refusal is logged too.
-      expect((await deliver('{}', signWebhook([`whsec_${Buffer.from('x').toString('base64')}`], 'evt_x', Math.floor(Date.now() / 1000), '{}'))).status).toBe(401);
+      expect(
+        (
+          await deliver(
+            '{}',
+            signWebhook([`whsec_${Buffer.from('x').toString('base64')}`], 'evt_x', Math.floor(Date.now() / 1000), '{}'),
+          )
+        ).status,
+      ).toBe(401);
 
       const logs = { client: clientLog, stack: stackLog, worker: worker.output().split('\n') };
       expect(clientLog.length).toBeGreaterThan(0);
@@ -206,7 +270,11 @@ describe('security', () => {
       for (const [source, lines] of Object.entries(logs)) {
         const all = lines.join('\n');
         linesScanned += lines.length;
-        for (const [name, secret] of Object.entries({ token: stack.token, webhookSecret: stack.webhookSecret, adminToken: stack.sandbox.adminToken })) {
+        for (const [name, secret] of Object.entries({
+          token: stack.token,
+          webhookSecret: stack.webhookSecret,
+          adminToken: stack.sandbox.adminToken,
+        })) {
           expect(all.includes(secret), `${name} in the ${source} log`).toBe(false);
         }
         // Message texts are personal data: masked unless MSGFLOW_LOG_PERSONAL_DATA=true.

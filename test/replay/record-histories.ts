@@ -32,14 +32,35 @@ try {
   // The CLI writes the proto3 JSON form that Worker.runReplayHistories reads.
   const cli = await resolveTemporalCli();
   const save = async (name: string, workflowId: string) => {
-    const { stdout } = await promisify(execFile)(cli, ['workflow', 'show', '--address', temporal.address, '--namespace', temporal.namespace, '--workflow-id', workflowId, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(
+      cli,
+      [
+        'workflow',
+        'show',
+        '--address',
+        temporal.address,
+        '--namespace',
+        temporal.namespace,
+        '--workflow-id',
+        workflowId,
+        '--output',
+        'json',
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     writeFileSync(new URL(`${name}.json`, OUT), stdout);
     console.log(`recorded ${name} (${JSON.parse(stdout).events.length} events)`);
   };
 
   // sendSms with every final state, reported by webhook events.
   const all = await stack.msgflow.sendSms({
-    recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.rejected, MAGIC_NUMBERS.expired],
+    recipients: [
+      MAGIC_NUMBERS.delivered,
+      MAGIC_NUMBERS.undelivered,
+      MAGIC_NUMBERS.failed,
+      MAGIC_NUMBERS.rejected,
+      MAGIC_NUMBERS.expired,
+    ],
     sender: 'ACME',
     message: 'replay fixture',
   });
@@ -64,7 +85,13 @@ try {
   // An early event, a duplicate and a conflicting one, then a waiter.
   const id = `replay-${randomUUID()}`;
   for (const status of ['undelivered', 'undelivered', 'delivered'] as const) {
-    const body = JSON.stringify({ event: `message.${status}`, mobile_number: `+${MAGIC_NUMBERS.delivered}`, provider_message_id: id, status, timestamp: formatTimestamp(new Date()) });
+    const body = JSON.stringify({
+      event: `message.${status}`,
+      mobile_number: `+${MAGIC_NUMBERS.delivered}`,
+      provider_message_id: id,
+      status,
+      timestamp: formatTimestamp(new Date()),
+    });
     const headers = signWebhook([stack.webhookSecret], `msg_${randomUUID()}`, Math.floor(Date.now() / 1000), body);
     const response = await fetch(stack.ingress.webhookUrl, { method: 'POST', headers, body });
     if (!response.ok) throw new Error(`ingress answered ${response.status}`);
@@ -79,16 +106,26 @@ try {
   const otp = await stack.msgflow.sendOtp({ purpose: 'login', recipient: otpRecipient });
   const code = /\d{6}/.exec((await stack.admin.inbox(otpRecipient))[0]?.text ?? '')?.[0];
   if (!code) throw new Error('no OTP code in the inbox');
-  await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code: code === '000000' ? '111111' : '000000' });
+  await stack.msgflow.verifyOtp({
+    purpose: 'login',
+    recipient: otpRecipient,
+    code: code === '000000' ? '111111' : '000000',
+  });
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
   await save('otp-verification', otp.workflowId);
 
   // A voice call followed to its final state, and a contact check.
-  const call = await stack.msgflow.startVoiceCall({ recipient: MAGIC_NUMBERS.delivered, message: 'Your table is ready' });
+  const call = await stack.msgflow.startVoiceCall({
+    recipient: MAGIC_NUMBERS.delivered,
+    message: 'Your table is ready',
+  });
   await call.result();
   await save('voice-call', call.workflowId);
-  const check = await stack.msgflow.checkContacts({ numbers: [MAGIC_NUMBERS.delivered, '12345'], emails: ['ada@example.com', 'x@nowhere.invalid'] });
+  const check = await stack.msgflow.checkContacts({
+    numbers: [MAGIC_NUMBERS.delivered, '12345'],
+    emails: ['ada@example.com', 'x@nowhere.invalid'],
+  });
   await check.result();
   await save('check-contacts', check.workflowId);
 
@@ -96,7 +133,17 @@ try {
   const campaign = await stack.msgflow.startCampaign({
     sender: 'ACME',
     message: 'replay fixture',
-    audience: { type: 'inline', recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.delivered, '12', MAGIC_NUMBERS.expired] },
+    audience: {
+      type: 'inline',
+      recipients: [
+        MAGIC_NUMBERS.delivered,
+        MAGIC_NUMBERS.undelivered,
+        MAGIC_NUMBERS.failed,
+        MAGIC_NUMBERS.delivered,
+        '12',
+        MAGIC_NUMBERS.expired,
+      ],
+    },
     chunkSize: 2,
     waitWindowMs: 3000,
   });

@@ -18,11 +18,22 @@ describe('workflow replay', () => {
         return history.events[0].workflowExecutionStartedEventAttributes.workflowType.name as string;
       }),
     );
-    expect([...types].sort()).toEqual(['awaitMessage', 'checkContacts', 'messageStatus', 'otpVerification', 'sendSms', 'smsCampaign', 'voiceCall']);
+    expect([...types].sort()).toEqual([
+      'awaitMessage',
+      'checkContacts',
+      'messageStatus',
+      'otpVerification',
+      'sendSms',
+      'smsCampaign',
+      'voiceCall',
+    ]);
   });
 
   it('replays every recorded history with the current workflow code', { timeout: 120_000 }, async () => {
-    const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: JSON.parse(readFileSync(new URL(f, DIR), 'utf8')) }));
+    const histories = files.map((f) => ({
+      workflowId: f.replace(/\.json$/, ''),
+      history: JSON.parse(readFileSync(new URL(f, DIR), 'utf8')),
+    }));
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories({ workflowBundle: await testWorkflowBundle() }, histories)) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);

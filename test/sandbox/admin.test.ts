@@ -26,17 +26,23 @@ describe('admin API', () => {
   it('creates accounts and tokens (the secret shown once), approves senders, credits, caps and limits', async () => {
     const account = Account.parse(await t.admin.createAccount({ name: 'Acme', balance: 250, currency: 'NGN' }));
     expect(account).toMatchObject({ name: 'Acme', balance: 250, currency: 'NGN' });
-    const created = CreatedToken.parse(await t.admin.createToken(account.id, { scopes: ['sms:send', 'balance'], name: 'backend' }));
+    const created = CreatedToken.parse(
+      await t.admin.createToken(account.id, { scopes: ['sms:send', 'balance'], name: 'backend' }),
+    );
     expect(created.token).toMatch(/^sk_sandbox_/);
     expect(created.scopes).toEqual(['sms:send', 'balance']);
     const api = apiFor(t.sandbox.baseUrl, created.token);
-    expect((await api('POST', '/sms/send', sms(['12025550100'], 'hi', 'Acme Ltd'))).body.code).toBe('sender_not_approved');
+    expect((await api('POST', '/sms/send', sms(['12025550100'], 'hi', 'Acme Ltd'))).body.code).toBe(
+      'sender_not_approved',
+    );
     await t.admin.addSender(account.id, 'Acme Ltd');
     expect((await api('POST', '/sms/send', sms(['12025550100'], 'hi', 'Acme Ltd'))).status).toBe(202);
     await t.admin.credit(account.id, 50);
     expect((await api('GET', '/balance')).body.data).toMatchObject({ balance: 250 + 50 - 3, currency: 'NGN' });
     await t.admin.setSpendCap(account.id, 3);
-    expect((await api('POST', '/sms/send', sms(['12025550100'], 'hi', 'Acme Ltd'))).body.code).toBe('spend_cap_exceeded');
+    expect((await api('POST', '/sms/send', sms(['12025550100'], 'hi', 'Acme Ltd'))).body.code).toBe(
+      'spend_cap_exceeded',
+    );
     await t.admin.setRateLimit(account.id, 7);
     expect((await api('GET', '/balance')).headers.get('x-ratelimit-limit')).toBe('7');
     await t.admin.revokeToken(created.id);
@@ -57,18 +63,32 @@ describe('admin API', () => {
 
   it('the ledger records every charge with its reference, recipient and idempotency key', async () => {
     const { accountId, token } = await t.newAccount({ balance: 100 });
-    const sent = (await apiFor(t.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550170', '12025550171']), { 'Idempotency-Key': 'k1' })).body.data;
+    const sent = (
+      await apiFor(t.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550170', '12025550171']), {
+        'Idempotency-Key': 'k1',
+      })
+    ).body.data;
     const ledger = await t.admin.ledger(accountId);
     expect(ledger[0]).toMatchObject({ kind: 'credit', amount: 100, balance_after: 100 });
     expect(ledger.slice(1)).toEqual(
       sent.messages.map((m: { provider_message_id: string; mobile_number: string }, i: number) =>
-        expect.objectContaining({ kind: 'sms', reference: m.provider_message_id, recipient: m.mobile_number, amount: 3, balance_after: 100 - 3 * (i + 1), idempotency_key: 'k1' }),
+        expect.objectContaining({
+          kind: 'sms',
+          reference: m.provider_message_id,
+          recipient: m.mobile_number,
+          amount: 3,
+          balance_after: 100 - 3 * (i + 1),
+          idempotency_key: 'k1',
+        }),
       ),
     );
   });
 
   it('answers clear errors: unknown ids 404, bad input 422', async () => {
-    await expect(t.admin.createToken('acct_unknown', { scopes: ['otp'] })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(t.admin.createToken('acct_unknown', { scopes: ['otp'] })).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     await expect(t.admin.revokeToken('tok_unknown')).rejects.toMatchObject({ status: 404 });
     await expect(t.admin.ledger('acct_unknown')).rejects.toMatchObject({ status: 404 });
     const { accountId } = await t.newAccount();
@@ -82,7 +102,10 @@ describe('admin API', () => {
       [t.admin.createAccount({ name: '' }), 'name'],
     ];
     for (const [promise, path] of rejections) {
-      const error = await promise.then(() => null, (e: unknown) => e);
+      const error = await promise.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error, path).toBeInstanceOf(SandboxAdminError);
       expect((error as SandboxAdminError).status).toBe(422);
       expect((error as SandboxAdminError).details?.[0]?.path).toBe(path);

@@ -61,12 +61,24 @@ describe('authentication', () => {
     expect((await api('POST', '/sms/send', sms(['12025550100']))).status).toBe(403);
     expect((await api('GET', '/messages')).status).toBe(403);
     const scopeTable: Record<string, string> = {
-      smsSend: 'sms:send', otpSend: 'otp', otpVerify: 'otp', voiceSend: 'voice', voiceGet: 'voice',
-      lookupCreate: 'lookup', lookupList: 'lookup', lookupGet: 'lookup', emailVerify: 'email:verify',
-      messageList: 'reports', campaignList: 'reports', messageGet: 'reports', campaignGet: 'reports',
-      balanceGet: 'balance', webhookCreate: 'webhooks',
+      smsSend: 'sms:send',
+      otpSend: 'otp',
+      otpVerify: 'otp',
+      voiceSend: 'voice',
+      voiceGet: 'voice',
+      lookupCreate: 'lookup',
+      lookupList: 'lookup',
+      lookupGet: 'lookup',
+      emailVerify: 'email:verify',
+      messageList: 'reports',
+      campaignList: 'reports',
+      messageGet: 'reports',
+      campaignGet: 'reports',
+      balanceGet: 'balance',
+      webhookCreate: 'webhooks',
     };
-    for (const [name, scope] of Object.entries(scopeTable)) expect(routes[name as keyof typeof routes].scope, name).toBe(scope);
+    for (const [name, scope] of Object.entries(scopeTable))
+      expect(routes[name as keyof typeof routes].scope, name).toBe(scope);
   });
 });
 
@@ -127,7 +139,9 @@ describe('IP allowlist', () => {
   it('judges the socket address: X-Forwarded-For is ignored without a trusted proxy', async () => {
     const { accountId, token } = await t.newAccount();
     await t.admin.setIpAllowlist(accountId, ['10.1.2.3']);
-    const reply = await apiFor(t.sandbox.baseUrl, token)('GET', '/balance', undefined, { 'x-forwarded-for': '10.1.2.3' });
+    const reply = await apiFor(t.sandbox.baseUrl, token)('GET', '/balance', undefined, {
+      'x-forwarded-for': '10.1.2.3',
+    });
     expect(reply.status).toBe(403);
     expect(reply.body.code).toBe('ip_not_allowed');
   });
@@ -178,6 +192,8 @@ describe('account isolation', () => {
     }
     // A's records are untouched by B's attempts.
     expect((await a('GET', `/webhooks/${hook.id}`)).body.data.batch).toBe(false);
-    expect((await a('POST', '/otp/verify', { otp_id: otp.otp_id, code: '000000' })).body.data.attempts_remaining).toBeGreaterThanOrEqual(4);
+    expect(
+      (await a('POST', '/otp/verify', { otp_id: otp.otp_id, code: '000000' })).body.data.attempts_remaining,
+    ).toBeGreaterThanOrEqual(4);
   });
 });

@@ -31,7 +31,9 @@ describe('bad input', () => {
   });
 
   it('a body that is not JSON is 415', async () => {
-    const reply = await api('POST', '/sms/send', 'recipients=1', { 'content-type': 'application/x-www-form-urlencoded' });
+    const reply = await api('POST', '/sms/send', 'recipients=1', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(expectClientError(reply, 415).code).toBe('unsupported_media_type');
     const latin1 = await api('POST', '/sms/send', '{}', { 'content-type': 'application/json; charset=latin1' });
     expectClientError(latin1, 415);
@@ -47,7 +49,10 @@ describe('bad input', () => {
   });
 
   it('schema failures are 422 validation_failed with details naming each field', async () => {
-    const body = expectClientError(await api('POST', '/sms/send', { recipients: ['+12025550100', 'abc'], sender: '', extra: 1 }), 422);
+    const body = expectClientError(
+      await api('POST', '/sms/send', { recipients: ['+12025550100', 'abc'], sender: '', extra: 1 }),
+      422,
+    );
     expect(body.code).toBe('validation_failed');
     const paths = body.details!.map((d) => d.path);
     expect(paths).toEqual(expect.arrayContaining(['recipients.0', 'recipients.1', 'sender', 'message', '']));

@@ -54,11 +54,17 @@ describe('carrier', () => {
   it(`${MAGIC_NUMBERS.neverFinal} stays sent while the rest of its campaign finishes`, async () => {
     const sent = (await api('POST', '/sms/send', sms([MAGIC_NUMBERS.neverFinal, '12025550100']))).body.data;
     const [never, normal] = sent.messages.map((m: { provider_message_id: string }) => m.provider_message_id);
-    await eventually(() => api('GET', `/messages/${normal}`), (r) => r.body.data.status === 'delivered');
+    await eventually(
+      () => api('GET', `/messages/${normal}`),
+      (r) => r.body.data.status === 'delivered',
+    );
     await settle();
     const stuck = (await api('GET', `/messages/${never}`)).body.data;
     expect(stuck.status).toBe('sent');
-    expect((await api('GET', `/campaigns/${sent.campaign_id}`)).body.data).toMatchObject({ status: 'sending', counts: { sent: 1, delivered: 1 } });
+    expect((await api('GET', `/campaigns/${sent.campaign_id}`)).body.data).toMatchObject({
+      status: 'sending',
+      counts: { sent: 1, delivered: 1 },
+    });
   });
 });
 

@@ -14,7 +14,10 @@ const ADMIN_TOKEN = 'cli-test-admin-token-0123456789';
 const cwd = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
 const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_')));
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(tsx, [main, ...args], { cwd, env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
       done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -27,11 +30,15 @@ describe('msgflow sandbox', () => {
   let baseUrl: string;
   let helperEnv: Record<string, string>;
   beforeAll(async () => {
-    server = spawn(tsx, [main, 'sandbox', '--port', '0', '--db', ':memory:', '--admin-token', ADMIN_TOKEN, '--carrier-submit-ms', '10'], {
-      cwd,
-      env: baseEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    server = spawn(
+      tsx,
+      [main, 'sandbox', '--port', '0', '--db', ':memory:', '--admin-token', ADMIN_TOKEN, '--carrier-submit-ms', '10'],
+      {
+        cwd,
+        env: baseEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     baseUrl = await new Promise<string>((found, fail) => {
       let out = '';
       server.stdout!.on('data', (chunk: Buffer) => {
@@ -54,21 +61,34 @@ describe('msgflow sandbox', () => {
 
   it('starts, prints its base URL, and the helpers set up an account that can send', { timeout: 180_000 }, async () => {
     expect((await fetch(baseUrl.replace(/\/v1$/, '/healthz'))).status).toBe(200);
-    const account = JSON.parse((await run(['sandbox', 'account', 'create', '--name', 'CLI', '--balance', '100'], helperEnv)).stdout);
+    const account = JSON.parse(
+      (await run(['sandbox', 'account', 'create', '--name', 'CLI', '--balance', '100'], helperEnv)).stdout,
+    );
     expect(account).toMatchObject({ name: 'CLI', balance: 100 });
-    const created = JSON.parse((await run(['sandbox', 'token', 'create', '--account', account.id, '--scopes', 'sms:send,balance'], helperEnv)).stdout);
+    const created = JSON.parse(
+      (await run(['sandbox', 'token', 'create', '--account', account.id, '--scopes', 'sms:send,balance'], helperEnv))
+        .stdout,
+    );
     expect(created.scopes).toEqual(['sms:send', 'balance']);
-    expect((await run(['sandbox', 'sender', 'add', '--account', account.id, '--sender', 'ACME'], helperEnv)).code).toBe(0);
+    expect((await run(['sandbox', 'sender', 'add', '--account', account.id, '--sender', 'ACME'], helperEnv)).code).toBe(
+      0,
+    );
     expect((await run(['sandbox', 'credit', '--account', account.id, '--amount', '50'], helperEnv)).code).toBe(0);
     const api = apiFor(baseUrl, created.token);
-    expect((await api('POST', '/sms/send', { recipients: ['12025550180'], sender: 'ACME', message: 'from the CLI test' })).status).toBe(202);
+    expect(
+      (await api('POST', '/sms/send', { recipients: ['12025550180'], sender: 'ACME', message: 'from the CLI test' }))
+        .status,
+    ).toBe(202);
     expect((await api('GET', '/balance')).body.data.balance).toBe(147);
     const inbox = JSON.parse((await run(['sandbox', 'inbox', '--to', '12025550180'], helperEnv)).stdout);
     expect(inbox[0].text).toBe('from the CLI test');
   });
 
   it('explains bad input instead of crashing', { timeout: 180_000 }, async () => {
-    const scopes = await run(['sandbox', 'token', 'create', '--account', 'acct_x', '--scopes', 'sms:send,root'], helperEnv);
+    const scopes = await run(
+      ['sandbox', 'token', 'create', '--account', 'acct_x', '--scopes', 'sms:send,root'],
+      helperEnv,
+    );
     expect(scopes.code).not.toBe(0);
     expect(scopes.stderr).toMatch(/unknown scope root/);
     const unknownAccount = await run(['sandbox', 'credit', '--account', 'acct_x', '--amount', '5'], helperEnv);
@@ -77,7 +97,9 @@ describe('msgflow sandbox', () => {
     const port = await run(['sandbox', '--port', 'eighty']);
     expect(port.code).toBe(2);
     expect(port.stderr).toMatch(/--port \/ MSGFLOW_SANDBOX_PORT/);
-    const noToken = await run(['sandbox', 'inbox', '--to', '12025550180'], { MSGFLOW_SANDBOX_URL: helperEnv.MSGFLOW_SANDBOX_URL! });
+    const noToken = await run(['sandbox', 'inbox', '--to', '12025550180'], {
+      MSGFLOW_SANDBOX_URL: helperEnv.MSGFLOW_SANDBOX_URL!,
+    });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/MSGFLOW_SANDBOX_ADMIN_TOKEN/);
   });

@@ -31,7 +31,9 @@ describe('durability', () => {
     const first = await start('records.db');
     const { accountId, token } = await first.newAccount({ balance: 500 });
     let api = apiFor(first.sandbox.baseUrl, token);
-    const sent = await api('POST', '/sms/send', sms(['12025550100', '12025550111', '12025550112']), { 'Idempotency-Key': 'before-restart' });
+    const sent = await api('POST', '/sms/send', sms(['12025550100', '12025550111', '12025550112']), {
+      'Idempotency-Key': 'before-restart',
+    });
     const hook = (await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/h' })).body.data;
     const page = (await api('GET', '/messages?per_page=2')).body;
     const balance = (await api('GET', '/balance')).body.data;
@@ -42,7 +44,9 @@ describe('durability', () => {
     api = apiFor(second.sandbox.baseUrl, token);
     expect((await api('GET', '/balance')).body.data).toEqual(balance);
     expect(await second.admin.ledger(accountId)).toEqual(ledger);
-    const replay = await api('POST', '/sms/send', sms(['12025550100', '12025550111', '12025550112']), { 'Idempotency-Key': 'before-restart' });
+    const replay = await api('POST', '/sms/send', sms(['12025550100', '12025550111', '12025550112']), {
+      'Idempotency-Key': 'before-restart',
+    });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(sent.body);
     const next = await api('GET', `/messages?per_page=2&cursor=${encodeURIComponent(page.next_cursor)}`);
@@ -56,26 +60,44 @@ describe('durability', () => {
     const clock = manualClock();
     const first = await start('carrier.db', { now: clock.now, carrier: { submitMs: 1_000, finalMs: 1_000 } });
     const { token } = await first.newAccount();
-    const sent = (await apiFor(first.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100', '12025550101']))).body.data;
+    const sent = (await apiFor(first.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100', '12025550101'])))
+      .body.data;
     await stop();
 
     clock.advance(5_000);
     const second = await start('carrier.db', { now: clock.now, carrier: { submitMs: 1_000, finalMs: 1_000 } });
     const api = apiFor(second.sandbox.baseUrl, token);
     const ids = sent.messages.map((m: { provider_message_id: string }) => m.provider_message_id);
-    await eventually(() => api('GET', `/messages/${ids[0]}`), (r) => r.body.data.status === 'sent');
+    await eventually(
+      () => api('GET', `/messages/${ids[0]}`),
+      (r) => r.body.data.status === 'sent',
+    );
     clock.advance(1_000);
     const [delivered, undelivered] = [
-      await eventually(() => api('GET', `/messages/${ids[0]}`), (r) => r.body.data.status === 'delivered'),
-      await eventually(() => api('GET', `/messages/${ids[1]}`), (r) => r.body.data.status === 'undelivered'),
+      await eventually(
+        () => api('GET', `/messages/${ids[0]}`),
+        (r) => r.body.data.status === 'delivered',
+      ),
+      await eventually(
+        () => api('GET', `/messages/${ids[1]}`),
+        (r) => r.body.data.status === 'undelivered',
+      ),
     ];
-    expect(delivered.body.data.history.map((h: { status: string }) => h.status)).toEqual(['queued', 'sent', 'delivered']);
+    expect(delivered.body.data.history.map((h: { status: string }) => h.status)).toEqual([
+      'queued',
+      'sent',
+      'delivered',
+    ]);
     expect(undelivered.body.data.history).toHaveLength(3);
   });
 
   it('resumes pending webhook deliveries after a restart, under the same webhook-id', async () => {
     const clock = manualClock(Date.now());
-    const options = { now: clock.now, carrier: { submitMs: 0, finalMs: 0 }, webhooks: { retryScheduleMs: [1_000, 1_000] } };
+    const options = {
+      now: clock.now,
+      carrier: { submitMs: 0, finalMs: 0 },
+      webhooks: { retryScheduleMs: [1_000, 1_000] },
+    };
     receiver = await startReceiver();
     receiver.answer = () => ({ status: 500 });
     const first = await start('webhooks.db', options);
@@ -83,13 +105,19 @@ describe('durability', () => {
     const api = apiFor(first.sandbox.baseUrl, token);
     await api('POST', '/webhooks', { url: receiver.url });
     await api('POST', '/sms/send', sms(['12025550100']));
-    await eventually(async () => receiver!.received.length, (n) => n === 1);
+    await eventually(
+      async () => receiver!.received.length,
+      (n) => n === 1,
+    );
     await stop();
 
     receiver.answer = () => ({ status: 200 });
     clock.advance(1_000);
     await start('webhooks.db', options);
-    await eventually(async () => receiver!.received.length, (n) => n === 2);
+    await eventually(
+      async () => receiver!.received.length,
+      (n) => n === 2,
+    );
     expect(receiver.received[1]!.webhookId).toBe(receiver.received[0]!.webhookId);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
   });
@@ -100,11 +128,14 @@ describe('durability', () => {
     await stop();
     // What a crash mid-request leaves behind: a claimed key whose transaction never committed.
     const db = new Database(join(dir, 'crash.db'));
-    db.prepare("INSERT INTO idempotency_keys (account_id, key, request_hash, state, created_at, expires_at) VALUES (?, 'crashed', 'x', 'in_progress', ?, ?)")
-      .run(accountId, Date.now(), Date.now() + 86_400_000);
+    db.prepare(
+      "INSERT INTO idempotency_keys (account_id, key, request_hash, state, created_at, expires_at) VALUES (?, 'crashed', 'x', 'in_progress', ?, ?)",
+    ).run(accountId, Date.now(), Date.now() + 86_400_000);
     db.close();
     const second = await start('crash.db');
-    const reply = await apiFor(second.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100']), { 'Idempotency-Key': 'crashed' });
+    const reply = await apiFor(second.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100']), {
+      'Idempotency-Key': 'crashed',
+    });
     expect(reply.status).toBe(202);
   });
 });

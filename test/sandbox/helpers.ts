@@ -36,12 +36,17 @@ export function apiFor(baseUrl: string, token?: string): ApiCaller {
  * Polls `read` until `done` holds. The deadline only stops a broken test from hanging; nothing asserts
  * on how long it took.
  */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  deadlineMs = 10_000,
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() - start > deadlineMs) throw new Error(`condition not met after ${deadlineMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() - start > deadlineMs)
+      throw new Error(`condition not met after ${deadlineMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 15));
   }
 }
@@ -60,4 +65,8 @@ export function manualClock(start = Date.UTC(2026, 0, 15, 12, 0, 0)) {
   };
 }
 
-export const sms = (recipients: string[], message = 'Hello from the sandbox', sender = 'ACME') => ({ recipients, sender, message });
+export const sms = (recipients: string[], message = 'Hello from the sandbox', sender = 'ACME') => ({
+  recipients,
+  sender,
+  message,
+});

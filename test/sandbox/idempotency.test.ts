@@ -20,7 +20,12 @@ describe('idempotency', () => {
     expect(first.status).toBe(202);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // Same JSON with keys in another order is the same request.
-    const retry = await api('POST', '/sms/send', { message: body.message, sender: body.sender, recipients: body.recipients }, key('order-1'));
+    const retry = await api(
+      'POST',
+      '/sms/send',
+      { message: body.message, sender: body.sender, recipients: body.recipients },
+      key('order-1'),
+    );
     expect(retry.status).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body).toEqual(first.body);
@@ -58,7 +63,9 @@ describe('idempotency', () => {
     expect(reused.status).toBe(422);
     expect(reused.body.code).toBe('idempotency_key_reused');
     // ...also across operations.
-    expect((await api('POST', '/otp/send', { recipient: '12025550100' }, key('k'))).body.code).toBe('idempotency_key_reused');
+    expect((await api('POST', '/otp/send', { recipient: '12025550100' }, key('k'))).body.code).toBe(
+      'idempotency_key_reused',
+    );
   });
 
   it('keys are per account', async () => {
@@ -84,13 +91,20 @@ describe('idempotency', () => {
   it('concurrent sends with different keys never spend the same money twice', async () => {
     const { token } = await t.newAccount({ balance: 3 });
     const api = apiFor(t.sandbox.baseUrl, token);
-    const replies = await Promise.all(['a', 'b', 'c'].map((k) => api('POST', '/sms/send', sms(['12025550100']), key(k))));
+    const replies = await Promise.all(
+      ['a', 'b', 'c'].map((k) => api('POST', '/sms/send', sms(['12025550100']), key(k))),
+    );
     expect(replies.map((r) => r.status).sort()).toEqual([202, 402, 402]);
   });
 
   it('rejects an unusable key with 422', async () => {
     const { token } = await t.newAccount();
-    const reply = await apiFor(t.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100']), key('x'.repeat(256)));
+    const reply = await apiFor(t.sandbox.baseUrl, token)(
+      'POST',
+      '/sms/send',
+      sms(['12025550100']),
+      key('x'.repeat(256)),
+    );
     expect(reply.status).toBe(422);
     expect(reply.body.details[0].path).toBe('Idempotency-Key');
   });

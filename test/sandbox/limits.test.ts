@@ -99,7 +99,10 @@ describe('sizes', () => {
   });
 
   it(`at most ${MAX_RECIPIENTS_PER_REQUEST} recipients per request`, async () => {
-    const numbers = Array.from({ length: MAX_RECIPIENTS_PER_REQUEST + 1 }, (_, i) => `1202555${String(1000 + i).padStart(4, '0')}`);
+    const numbers = Array.from(
+      { length: MAX_RECIPIENTS_PER_REQUEST + 1 },
+      (_, i) => `1202555${String(1000 + i).padStart(4, '0')}`,
+    );
     const tooMany = await api('POST', '/sms/send', sms(numbers));
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.details.map((d: { path: string }) => d.path)).toContain('recipients');

@@ -46,7 +46,9 @@ describe('money', () => {
     const text = 'Grüße 👋 '.repeat(10);
     const expected = countSegments(text);
     expect(expected.encoding).toBe('UCS-2');
-    const result = (await apiFor(t.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100', '12025550111'], text))).body.data;
+    const result = (
+      await apiFor(t.sandbox.baseUrl, token)('POST', '/sms/send', sms(['12025550100', '12025550111'], text))
+    ).body.data;
     expect(result.encoding).toBe('UCS-2');
     expect(result.segments).toBe(expected.segments);
     expect(result.cost).toBe(2 * expected.segments * price);
@@ -73,9 +75,13 @@ describe('money', () => {
     const pricing = Pricing.parse((await api('GET', '/pricing')).body.data);
     expect(pricing).toEqual({ currency: 'USD', prices: DEFAULT_PRICES });
     expect((await api('POST', '/otp/send', { recipient: '12025550100' })).body.data.cost).toBe(DEFAULT_PRICES.otp);
-    expect((await api('POST', '/voice/send', { recipient: '12025550100', message: 'Hi' })).body.data.cost).toBe(DEFAULT_PRICES.voice_call);
+    expect((await api('POST', '/voice/send', { recipient: '12025550100', message: 'Hi' })).body.data.cost).toBe(
+      DEFAULT_PRICES.voice_call,
+    );
     expect((await api('POST', '/lookup', { number: '12025550100' })).body.data.cost).toBe(DEFAULT_PRICES.lookup);
-    expect((await api('POST', '/email/verify', { email: 'ada@example.com' })).body.data.cost).toBe(DEFAULT_PRICES.email_verification);
+    expect((await api('POST', '/email/verify', { email: 'ada@example.com' })).body.data.cost).toBe(
+      DEFAULT_PRICES.email_verification,
+    );
     const ledger = await t.admin.ledger(accountId);
     expect(ledger.map((e) => [e.kind, e.amount])).toEqual([
       ['credit', 1000],
@@ -114,7 +120,11 @@ describe('spend cap', () => {
     const blocked = await api('POST', '/sms/send', sms(['12025550100']));
     expect(blocked.status).toBe(403);
     expect(blocked.body.code).toBe('spend_cap_exceeded');
-    expect((await api('GET', '/balance')).body.data).toMatchObject({ balance: 10_000 - 2 * price, spend_cap: 2 * price, spent_this_month: 2 * price });
+    expect((await api('GET', '/balance')).body.data).toMatchObject({
+      balance: 10_000 - 2 * price,
+      spend_cap: 2 * price,
+      spent_this_month: 2 * price,
+    });
 
     clock.set(Date.UTC(2026, 1, 1, 0, 0, 1)); // 1 February, UTC
     expect((await api('GET', '/balance')).body.data.spent_this_month).toBe(0);

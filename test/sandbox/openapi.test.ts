@@ -32,7 +32,8 @@ describe('OpenAPI and health', () => {
     const { token } = await t.newAccount();
     const api = apiFor(t.sandbox.baseUrl, token);
     const webhook = (await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/x' })).body.data.id;
-    const sent = (await api('POST', '/sms/send', { recipients: ['12025550100'], sender: 'ACME', message: 'hi' })).body.data;
+    const sent = (await api('POST', '/sms/send', { recipients: ['12025550100'], sender: 'ACME', message: 'hi' })).body
+      .data;
     const call = (await api('POST', '/voice/send', { recipient: '12025550100', message: 'hi' })).body.data.id;
     const lookup = (await api('POST', '/lookup', { number: '12025550100' })).body.data.id;
     const otp = (await api('POST', '/otp/send', { recipient: '12025550100' })).body.data.otp_id;

@@ -50,7 +50,9 @@ describe('OTP', () => {
     expect(record.kind).toBe('otp');
     expect(record.message).toContain('******');
     expect(record.message).not.toContain(code);
-    expect((await t.admin.ledger(accountId)).filter((e) => e.kind === 'otp').map((e) => e.reference)).toContain(sent.provider_message_id);
+    expect((await t.admin.ledger(accountId)).filter((e) => e.kind === 'otp').map((e) => e.reference)).toContain(
+      sent.provider_message_id,
+    );
 
     // Only an HMAC of the code is kept with the OTP.
     const db = new Database(join(dir, 'otp.db'), { readonly: true });
@@ -63,7 +65,11 @@ describe('OTP', () => {
   it('verifies once, then answers used', async () => {
     const sent = await send({ recipient: '12025550141' });
     const code = codeIn((await t.admin.inbox('12025550141'))[0]!.text);
-    expect(await verify(sent.otp_id, code)).toEqual({ otp_id: sent.otp_id, status: 'verified', attempts_remaining: OTP_MAX_ATTEMPTS });
+    expect(await verify(sent.otp_id, code)).toEqual({
+      otp_id: sent.otp_id,
+      status: 'verified',
+      attempts_remaining: OTP_MAX_ATTEMPTS,
+    });
     expect((await verify(sent.otp_id, code)).status).toBe('used');
   });
 
@@ -96,7 +102,9 @@ describe('OTP', () => {
   });
 
   it('refuses an unapproved sender, a template without {code}, and an unknown otp_id', async () => {
-    expect((await api('POST', '/otp/send', { recipient: '12025550145', sender: 'NOPE' })).body.code).toBe('sender_not_approved');
+    expect((await api('POST', '/otp/send', { recipient: '12025550145', sender: 'NOPE' })).body.code).toBe(
+      'sender_not_approved',
+    );
     const noCode = await api('POST', '/otp/send', { recipient: '12025550145', template: 'no placeholder' });
     expect(noCode.status).toBe(422);
     expect(noCode.body.details[0].path).toBe('template');

@@ -72,9 +72,15 @@ describe('pagination', () => {
     );
     const page = await api('GET', '/messages?status=failed&per_page=2');
     expect(page.body.data.every((m: { status: string }) => m.status === 'failed')).toBe(true);
-    const next = await api('GET', `/messages?status=failed&per_page=2&cursor=${encodeURIComponent(page.body.next_cursor)}`);
+    const next = await api(
+      'GET',
+      `/messages?status=failed&per_page=2&cursor=${encodeURIComponent(page.body.next_cursor)}`,
+    );
     expect(next.body.data).toHaveLength(1);
-    const otherFilter = await api('GET', `/messages?status=delivered&cursor=${encodeURIComponent(page.body.next_cursor)}`);
+    const otherFilter = await api(
+      'GET',
+      `/messages?status=delivered&cursor=${encodeURIComponent(page.body.next_cursor)}`,
+    );
     expect(otherFilter.status).toBe(400);
     expect(otherFilter.body.code).toBe('invalid_cursor');
     const campaigns = await api('GET', '/campaigns?status=failed');

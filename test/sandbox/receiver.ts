@@ -46,7 +46,13 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const delivery: Delivery = { method: req.method ?? '', headers: req.headers, body, json, webhookId: String(req.headers['webhook-id']) };
+      const delivery: Delivery = {
+        method: req.method ?? '',
+        headers: req.headers,
+        body,
+        json,
+        webhookId: String(req.headers['webhook-id']),
+      };
       receiver.received.push(delivery);
       const answer = receiver.answer(delivery, receiver.received.length);
       setTimeout(() => {

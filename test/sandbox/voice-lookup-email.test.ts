@@ -19,32 +19,59 @@ describe('voice', () => {
   const statusOf = async (id: string) => VoiceCall.parse((await api('GET', `/voice/${id}`)).body.data).status;
   const step = async (id: string, expected: string) => {
     clock.advance(1_000);
-    await eventually(() => statusOf(id), (s) => s === expected);
+    await eventually(
+      () => statusOf(id),
+      (s) => s === expected,
+    );
   };
 
   it('a call walks queued → ringing → in_progress → completed, with a duration', async () => {
-    const sent = await api('POST', '/voice/send', { recipient: VOICE_MAGIC_NUMBERS.completed, message: 'Your parcel arrives today between nine and noon', repeat: 2 });
+    const sent = await api('POST', '/voice/send', {
+      recipient: VOICE_MAGIC_NUMBERS.completed,
+      message: 'Your parcel arrives today between nine and noon',
+      repeat: 2,
+    });
     expect(sent.status).toBe(200);
     const call = VoiceCall.parse(sent.body.data);
-    expect(call).toMatchObject({ status: 'queued', mobile_number: `+${VOICE_MAGIC_NUMBERS.completed}`, duration_seconds: 0 });
+    expect(call).toMatchObject({
+      status: 'queued',
+      mobile_number: `+${VOICE_MAGIC_NUMBERS.completed}`,
+      duration_seconds: 0,
+    });
     await step(call.id, 'ringing');
     await step(call.id, 'in_progress');
     await step(call.id, 'completed');
     expect((await api('GET', `/voice/${call.id}`)).body.data.duration_seconds).toBe(2 * Math.ceil(9 / 2.5));
-    expect((await t.admin.inbox(VOICE_MAGIC_NUMBERS.completed))[0]).toMatchObject({ kind: 'voice', text: 'Your parcel arrives today between nine and noon' });
+    expect((await t.admin.inbox(VOICE_MAGIC_NUMBERS.completed))[0]).toMatchObject({
+      kind: 'voice',
+      text: 'Your parcel arrives today between nine and noon',
+    });
   });
 
   it('magic numbers end a call busy, no_answer or failed', async () => {
-    const place = async (recipient: string) => (await api('POST', '/voice/send', { recipient, message: 'Hi' })).body.data.id as string;
+    const place = async (recipient: string) =>
+      (await api('POST', '/voice/send', { recipient, message: 'Hi' })).body.data.id as string;
     const busy = await place(VOICE_MAGIC_NUMBERS.busy);
     const noAnswer = await place(VOICE_MAGIC_NUMBERS.no_answer);
     const failed = await place(VOICE_MAGIC_NUMBERS.failed);
     clock.advance(1_000);
-    await eventually(() => statusOf(failed), (s) => s === 'failed');
-    await eventually(() => statusOf(busy), (s) => s === 'ringing');
+    await eventually(
+      () => statusOf(failed),
+      (s) => s === 'failed',
+    );
+    await eventually(
+      () => statusOf(busy),
+      (s) => s === 'ringing',
+    );
     clock.advance(1_000);
-    await eventually(() => statusOf(busy), (s) => s === 'busy');
-    await eventually(() => statusOf(noAnswer), (s) => s === 'no_answer');
+    await eventually(
+      () => statusOf(busy),
+      (s) => s === 'busy',
+    );
+    await eventually(
+      () => statusOf(noAnswer),
+      (s) => s === 'no_answer',
+    );
     expect((await api('GET', `/voice/${failed}`)).body.data.duration_seconds).toBe(0);
   });
 
@@ -72,11 +99,28 @@ describe('lookup and email verification', () => {
   };
 
   it('answers from libphonenumber-js, deterministically', async () => {
-    expect(await lookup('2348012345678')).toMatchObject({ valid: true, e164: '+2348012345678', country: 'NG', line_type: 'mobile', reachable: true });
-    expect(await lookup('+1 (202) 555-0100')).toMatchObject({ valid: true, e164: '+12025550100', country: 'US', reachable: true });
+    expect(await lookup('2348012345678')).toMatchObject({
+      valid: true,
+      e164: '+2348012345678',
+      country: 'NG',
+      line_type: 'mobile',
+      reachable: true,
+    });
+    expect(await lookup('+1 (202) 555-0100')).toMatchObject({
+      valid: true,
+      e164: '+12025550100',
+      country: 'US',
+      reachable: true,
+    });
     expect(await lookup('+44 20 7946 0958')).toMatchObject({ valid: true, country: 'GB', line_type: 'fixed_line' });
     expect(await lookup(MAGIC_NUMBERS.undelivered)).toMatchObject({ valid: true, reachable: false });
-    expect(await lookup('12345')).toMatchObject({ valid: false, e164: null, country: null, line_type: null, reachable: false });
+    expect(await lookup('12345')).toMatchObject({
+      valid: false,
+      e164: null,
+      country: null,
+      line_type: null,
+      reachable: false,
+    });
   });
 
   it('lists and fetches lookups', async () => {
@@ -87,12 +131,35 @@ describe('lookup and email verification', () => {
   });
 
   it('verifies email addresses with documented magic domains and mailboxes', async () => {
-    const verify = async (email: string) => EmailVerification.parse((await api('POST', '/email/verify', { email })).body.data);
-    expect(await verify('ada@example.com')).toMatchObject({ valid: true, result: 'deliverable', reason: null, disposable: false });
-    expect(await verify('ada@nowhere.invalid')).toMatchObject({ valid: false, result: 'undeliverable', reason: 'no_mx_record' });
-    expect(await verify(`ada@${EMAIL_MAGIC.disposableDomains[0]}`)).toMatchObject({ valid: true, result: 'risky', reason: 'disposable', disposable: true });
-    expect(await verify('bounce@example.com')).toMatchObject({ valid: false, result: 'undeliverable', reason: 'mailbox_not_found' });
-    expect(await verify('not an email')).toMatchObject({ valid: false, result: 'undeliverable', reason: 'invalid_syntax' });
+    const verify = async (email: string) =>
+      EmailVerification.parse((await api('POST', '/email/verify', { email })).body.data);
+    expect(await verify('ada@example.com')).toMatchObject({
+      valid: true,
+      result: 'deliverable',
+      reason: null,
+      disposable: false,
+    });
+    expect(await verify('ada@nowhere.invalid')).toMatchObject({
+      valid: false,
+      result: 'undeliverable',
+      reason: 'no_mx_record',
+    });
+    expect(await verify(`ada@${EMAIL_MAGIC.disposableDomains[0]}`)).toMatchObject({
+      valid: true,
+      result: 'risky',
+      reason: 'disposable',
+      disposable: true,
+    });
+    expect(await verify('bounce@example.com')).toMatchObject({
+      valid: false,
+      result: 'undeliverable',
+      reason: 'mailbox_not_found',
+    });
+    expect(await verify('not an email')).toMatchObject({
+      valid: false,
+      result: 'undeliverable',
+      reason: 'invalid_syntax',
+    });
     expect(await verify('a@b@example.com')).toMatchObject({ reason: 'invalid_syntax' });
   });
 });

@@ -32,7 +32,13 @@ function verifyBoth(delivery: Delivery, secret: string): unknown {
   return new Webhook(secret).verify(delivery.body, headers);
 }
 
-const ALL_FINAL = ['12025550100', MAGIC_NUMBERS.undelivered, MAGIC_NUMBERS.failed, MAGIC_NUMBERS.rejected, MAGIC_NUMBERS.expired];
+const ALL_FINAL = [
+  '12025550100',
+  MAGIC_NUMBERS.undelivered,
+  MAGIC_NUMBERS.failed,
+  MAGIC_NUMBERS.rejected,
+  MAGIC_NUMBERS.expired,
+];
 
 describe('webhooks', () => {
   let t: TestSandbox;
@@ -72,7 +78,9 @@ describe('webhooks', () => {
     expect((await api('DELETE', `/webhooks/${registration.id}`)).status).toBe(204);
     expect((await api('GET', `/webhooks/${registration.id}`)).status).toBe(404);
     expect((await api('POST', '/webhooks', { url: 'ftp://example.com/x' })).status).toBe(422);
-    expect((await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/a', events: ['message.sent'] })).status).toBe(422);
+    expect((await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/a', events: ['message.sent'] })).status).toBe(
+      422,
+    );
   });
 
   it('rules 1, 2, 3, 6: one signed POST per final state, with the status event payload', async () => {
@@ -81,7 +89,10 @@ describe('webhooks', () => {
     const { secret } = (await api('POST', '/webhooks', { url: r.url })).body.data;
     const sent = (await api('POST', '/sms/send', sms([...ALL_FINAL, MAGIC_NUMBERS.neverFinal]))).body.data;
     const idByNumber = new Map<string, string>(sent.messages.map((m: any) => [m.mobile_number, m.provider_message_id]));
-    await eventually(async () => r.received.length, (n) => n >= ALL_FINAL.length);
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= ALL_FINAL.length,
+    );
     await settle();
     expect(r.received).toHaveLength(ALL_FINAL.length); // nothing for the number that never reaches a final state
     const statuses = [];
@@ -107,7 +118,10 @@ describe('webhooks', () => {
     await api('POST', '/webhooks', { url: plain.url });
     const { secret } = (await api('POST', '/webhooks', { url: batched.url, batch: true })).body.data;
     await api('POST', '/sms/send', sms(ALL_FINAL));
-    await eventually(async () => plain.received.length, (n) => n === ALL_FINAL.length);
+    await eventually(
+      async () => plain.received.length,
+      (n) => n === ALL_FINAL.length,
+    );
     const events = await eventually(
       async () => batched.received.flatMap((d) => d.json.events),
       (all) => all.length === ALL_FINAL.length,
@@ -118,7 +132,9 @@ describe('webhooks', () => {
       expect(verifyBoth(delivery, secret)).toEqual(delivery.json);
     }
     expect(batched.received.length).toBeLessThan(ALL_FINAL.length); // same-tick events were gathered
-    expect(events.map((e) => e.provider_message_id).sort()).toEqual(plain.received.map((d) => d.json.provider_message_id).sort());
+    expect(events.map((e) => e.provider_message_id).sort()).toEqual(
+      plain.received.map((d) => d.json.provider_message_id).sort(),
+    );
   });
 
   it('rule 5: events filters the subscription; * and omitted mean all', async () => {
@@ -128,8 +144,14 @@ describe('webhooks', () => {
     await api('POST', '/webhooks', { url: some.url, events: ['message.failed', 'message.expired'] });
     await api('POST', '/webhooks', { url: star.url, events: ['*'] });
     await api('POST', '/sms/send', sms(ALL_FINAL));
-    await eventually(async () => star.received.length, (n) => n === ALL_FINAL.length);
-    await eventually(async () => some.received.length, (n) => n === 2);
+    await eventually(
+      async () => star.received.length,
+      (n) => n === ALL_FINAL.length,
+    );
+    await eventually(
+      async () => some.received.length,
+      (n) => n === 2,
+    );
     await settle();
     expect(some.received.map((d) => d.json.event).sort()).toEqual(['message.expired', 'message.failed']);
   });
@@ -140,7 +162,10 @@ describe('webhooks', () => {
     r.answer = (_d, n) => ({ status: n <= 2 ? 500 : 204 });
     const { secret } = (await api('POST', '/webhooks', { url: r.url })).body.data;
     await api('POST', '/sms/send', sms(['12025550100']));
-    await eventually(async () => r.received.length, (n) => n === 3);
+    await eventually(
+      async () => r.received.length,
+      (n) => n === 3,
+    );
     await settle();
     expect(r.received).toHaveLength(3);
     expect(new Set(r.received.map((d) => d.webhookId)).size).toBe(1);
@@ -154,7 +179,10 @@ describe('webhooks', () => {
     await api('POST', '/webhooks', { url: r.url });
     await api('POST', '/sms/send', sms(['12025550100']));
     const attempts = 1 + 4; // first attempt + FAST_TIMINGS.webhooks.retryScheduleMs.length
-    await eventually(async () => r.received.length, (n) => n >= attempts);
+    await eventually(
+      async () => r.received.length,
+      (n) => n >= attempts,
+    );
     await settle(600); // longer than the last scheduled delay
     expect(r.received).toHaveLength(attempts);
   });
@@ -164,10 +192,16 @@ describe('webhooks', () => {
     const r = await receiver();
     const { id } = (await api('POST', '/webhooks', { url: r.url })).body.data;
     await api('POST', '/sms/send', sms(['12025550100']));
-    await eventually(async () => r.received.length, (n) => n === 1);
+    await eventually(
+      async () => r.received.length,
+      (n) => n === 1,
+    );
     await api('DELETE', `/webhooks/${id}`);
     const sent = (await api('POST', '/sms/send', sms(['12025550100']))).body.data;
-    await eventually(() => api('GET', `/messages/${sent.messages[0].provider_message_id}`), (m) => m.body.data.status === 'delivered');
+    await eventually(
+      () => api('GET', `/messages/${sent.messages[0].provider_message_id}`),
+      (m) => m.body.data.status === 'delivered',
+    );
     await settle();
     expect(r.received).toHaveLength(1);
   });
@@ -187,7 +221,10 @@ describe('webhooks: failures on the wire', () => {
       r.answer = (_d, n) => ({ status: 200, delayMs: n === 1 ? 1_000 : 0 });
       await api('POST', '/webhooks', { url: r.url });
       await api('POST', '/sms/send', sms(['12025550100']));
-      await eventually(async () => r.received.length, (n) => n === 2);
+      await eventually(
+        async () => r.received.length,
+        (n) => n === 2,
+      );
       expect(r.received[1]!.webhookId).toBe(r.received[0]!.webhookId);
     } finally {
       await r.close();
@@ -199,11 +236,17 @@ describe('webhooks: failures on the wire', () => {
     const port = await closedPort();
     await api('POST', '/webhooks', { url: `http://127.0.0.1:${port}/hooks` });
     const sent = (await api('POST', '/sms/send', sms(['12025550100']))).body.data;
-    await eventually(() => api('GET', `/messages/${sent.messages[0].provider_message_id}`), (m) => m.body.data.status === 'delivered');
+    await eventually(
+      () => api('GET', `/messages/${sent.messages[0].provider_message_id}`),
+      (m) => m.body.data.status === 'delivered',
+    );
     await settle(50); // the first attempt has met a closed port by now
     const r = await startReceiver(port);
     try {
-      await eventually(async () => r.received.length, (n) => n === 1);
+      await eventually(
+        async () => r.received.length,
+        (n) => n === 1,
+      );
       expect(r.received[0]!.json.provider_message_id).toBe(sent.messages[0].provider_message_id);
     } finally {
       await r.close();
@@ -217,7 +260,12 @@ describe('webhooks: Retry-After', () => {
   const dbFile = join(dir, 'sandbox.db');
   let t: TestSandbox;
   beforeAll(async () => {
-    t = await startTestSandbox({ db: dbFile, now: clock.now, carrier: { submitMs: 0, finalMs: 0 }, webhooks: { retryScheduleMs: [100] } });
+    t = await startTestSandbox({
+      db: dbFile,
+      now: clock.now,
+      carrier: { submitMs: 0, finalMs: 0 },
+      webhooks: { retryScheduleMs: [100] },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -240,13 +288,19 @@ describe('webhooks: Retry-After', () => {
       r.answer = (_d, n) => (n === 1 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 });
       await api('POST', '/webhooks', { url: r.url });
       await api('POST', '/sms/send', sms(['12025550100']));
-      await eventually(async () => r.received.length, (n) => n === 1);
+      await eventually(
+        async () => r.received.length,
+        (n) => n === 1,
+      );
       await eventually(recordedAttempts, (n) => n === 1);
       clock.advance(1_000); // past the 100 ms schedule, short of Retry-After
       await settle();
       expect(r.received).toHaveLength(1);
       clock.advance(1_000);
-      await eventually(async () => r.received.length, (n) => n === 2);
+      await eventually(
+        async () => r.received.length,
+        (n) => n === 2,
+      );
     } finally {
       await r.close();
     }
@@ -263,11 +317,17 @@ describe('webhooks: chaos', () => {
       await api('POST', '/webhooks', { url: r.url });
       await api('POST', '/webhooks', { url: batched.url, batch: true });
       await api('POST', '/sms/send', sms(ALL_FINAL));
-      await eventually(async () => r.received.length, (n) => n === 2 * ALL_FINAL.length);
+      await eventually(
+        async () => r.received.length,
+        (n) => n === 2 * ALL_FINAL.length,
+      );
       const copies = new Map<string, number>();
       for (const d of r.received) copies.set(d.webhookId, (copies.get(d.webhookId) ?? 0) + 1);
       expect([...copies.values()]).toEqual(Array(ALL_FINAL.length).fill(2));
-      await eventually(async () => batched.received.flatMap((d) => d.json.events).length, (n) => n === 2 * ALL_FINAL.length);
+      await eventually(
+        async () => batched.received.flatMap((d) => d.json.events).length,
+        (n) => n === 2 * ALL_FINAL.length,
+      );
       expect(batched.received.every((d) => d.json.events.length <= 2)).toBe(true);
     } finally {
       await r.close();

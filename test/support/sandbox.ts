@@ -25,7 +25,12 @@ export interface TestSandbox {
   sandbox: RunningSandbox;
   admin: SandboxAdmin;
   /** A fresh account with `balance` (default 1_000_000), approved sender 'ACME', and a token with the given scopes (default all). */
-  newAccount(input?: { balance?: number; scopes?: Scope[]; senders?: string[]; ratePerMinute?: number }): Promise<TestAccount>;
+  newAccount(input?: {
+    balance?: number;
+    scopes?: Scope[];
+    senders?: string[];
+    ratePerMinute?: number;
+  }): Promise<TestAccount>;
   close(): Promise<void>;
 }
 
@@ -48,7 +53,10 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     admin,
     async newAccount(input = {}) {
       counter += 1;
-      const account = await admin.createAccount({ name: `test account ${counter}`, balance: input.balance ?? 1_000_000 });
+      const account = await admin.createAccount({
+        name: `test account ${counter}`,
+        balance: input.balance ?? 1_000_000,
+      });
       for (const sender of input.senders ?? ['ACME']) await admin.addSender(account.id, sender);
       if (input.ratePerMinute !== undefined) await admin.setRateLimit(account.id, input.ratePerMinute);
       const created = await admin.createToken(account.id, { scopes: input.scopes ?? [...SCOPES], name: 'test' });

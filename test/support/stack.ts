@@ -20,7 +20,9 @@ export function testWorkflowBundle(): Promise<WorkflowBundle> {
   return bundle;
 }
 
-export async function startTestStack(overrides: Partial<Omit<StackOptions, 'sandbox'>> & { sandbox?: StackOptions['sandbox'] } = {}): Promise<RunningStack> {
+export async function startTestStack(
+  overrides: Partial<Omit<StackOptions, 'sandbox'>> & { sandbox?: StackOptions['sandbox'] } = {},
+): Promise<RunningStack> {
   const { sandbox, ...rest } = overrides;
   return startStack({
     temporal: inject('temporal'),

@@ -6,11 +6,19 @@ export interface WaitOptions {
 }
 
 /** Polls `probe` until it yields a truthy value and returns it, or fails after `timeoutMs` naming `what`. */
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, options: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  options: WaitOptions = {},
+): Promise<T> {
   const { timeoutMs = 60_000, intervalMs = 100, failOnError = false } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await (failOnError ? probe() : Promise.resolve().then(probe).catch(() => undefined));
+    const value = await (failOnError
+      ? probe()
+      : Promise.resolve()
+          .then(probe)
+          .catch(() => undefined));
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));

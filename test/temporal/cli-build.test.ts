@@ -32,8 +32,10 @@ describe('buildTemporalCli', () => {
   const logs: string[] = [];
   const log = (line: string) => logs.push(line);
   const env = (extra: Record<string, string> = {}) => ({ PATH: '/usr/bin:/bin', COUNT_FILE: countFile, ...extra });
-  const goRuns = async () => (existsSync(countFile) ? (await readFile(countFile, 'utf8')).trim().split('\n').length : 0);
-  const leftovers = async () => (await readdir(cache)).filter((name) => name.startsWith('.build-') || name.endsWith('.lock'));
+  const goRuns = async () =>
+    existsSync(countFile) ? (await readFile(countFile, 'utf8')).trim().split('\n').length : 0;
+  const leftovers = async () =>
+    (await readdir(cache)).filter((name) => name.startsWith('.build-') || name.endsWith('.lock'));
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'msgflow-build-'));
@@ -68,14 +70,18 @@ describe('buildTemporalCli', () => {
   });
 
   it('fails with the build output and leaves no binary when go fails', async () => {
-    const error = await buildTemporalCli({ go, dest, env: env({ FAKE_GO_MODE: 'fail' }), log }).catch((e: unknown) => e);
+    const error = await buildTemporalCli({ go, dest, env: env({ FAKE_GO_MODE: 'fail' }), log }).catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).message).toMatch(/exited with 1:[\s\S]*build failed: boom/);
     expect(existsSync(dest)).toBe(false);
     expect(await leftovers()).toEqual([]);
   });
 
   it('refuses a build that produced no runnable CLI', async () => {
-    await expect(buildTemporalCli({ go, dest, env: env({ FAKE_GO_MODE: 'broken' }), log })).rejects.toThrow(/no runnable/);
+    await expect(buildTemporalCli({ go, dest, env: env({ FAKE_GO_MODE: 'broken' }), log })).rejects.toThrow(
+      /no runnable/,
+    );
     expect(existsSync(dest)).toBe(false);
   });
 

@@ -65,7 +65,10 @@ describe('msgflow temporal ensure', () => {
   });
 
   it('needs no CLI when TEMPORAL_ADDRESS names a server', async () => {
-    const run = await msgflow(['temporal', 'ensure'], cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_CLI_PATH: '/nowhere' }));
+    const run = await msgflow(
+      ['temporal', 'ensure'],
+      cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_CLI_PATH: '/nowhere' }),
+    );
     expect(run).toMatchObject({ code: 0, stdout: '' });
     expect(run.stderr).toContain('TEMPORAL_ADDRESS=127.0.0.1:1 is set');
   });
@@ -81,13 +84,19 @@ describe('msgflow temporal setup', () => {
   const { address, namespace } = inject('temporal');
 
   it('registers (idempotently) the search attributes in the configured namespace', async () => {
-    const run = await msgflow(['temporal', 'setup'], cleanEnv({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace }));
+    const run = await msgflow(
+      ['temporal', 'setup'],
+      cleanEnv({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace }),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`search attributes ready in namespace ${namespace}: MsgflowKind=Keyword`);
   });
 
   it('fails clearly for a namespace the server does not have', async () => {
-    const run = await msgflow(['temporal', 'setup'], cleanEnv({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'no-such-namespace' }));
+    const run = await msgflow(
+      ['temporal', 'setup'],
+      cleanEnv({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'no-such-namespace' }),
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/NOT_FOUND.*no-such-namespace/);
   });

@@ -75,7 +75,11 @@ describe('planTemporalCli, in order', () => {
   });
 
   it('5. then a build with Go, into the cache', () => {
-    expect(planTemporalCli(base, fakeFs('/usr/bin/go'))).toEqual({ kind: 'build', go: '/usr/bin/go', dest: cacheBuilt });
+    expect(planTemporalCli(base, fakeFs('/usr/bin/go'))).toEqual({
+      kind: 'build',
+      go: '/usr/bin/go',
+      dest: cacheBuilt,
+    });
   });
 
   it('6. and last the SDK download', () => {
@@ -139,7 +143,12 @@ describe('resolveTemporalCli', () => {
     const message = (error as Error).message;
     expect(message).toContain('go install failed: proxy.golang.org: no route to host');
     expect(message).toContain('download failed: temporal.download: no route to host');
-    for (const option of ['TEMPORAL_ADDRESS', 'TEMPORAL_CLI_PATH', 'go install github.com/temporalio/cli/cmd/temporal@v1.5.1', 'temporal.download']) {
+    for (const option of [
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_CLI_PATH',
+      'go install github.com/temporalio/cli/cmd/temporal@v1.5.1',
+      'temporal.download',
+    ]) {
       expect(message).toContain(option);
     }
   });

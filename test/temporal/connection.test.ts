@@ -48,7 +48,11 @@ describe('connectionSettings', () => {
 
   it('turns an API key into TLS plus the namespace header (Temporal Cloud)', async () => {
     const settings = await connectionSettings(
-      envOf({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'secret-key' }),
+      envOf({
+        TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233',
+        TEMPORAL_NAMESPACE: 'ns.acct',
+        TEMPORAL_API_KEY: 'secret-key',
+      }),
     );
     expect(settings).toEqual({
       address: 'eu-west-1.aws.api.temporal.io:7233',

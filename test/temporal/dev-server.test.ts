@@ -111,7 +111,9 @@ describe('startDevServer', () => {
   });
 
   it('fails clearly when the CLI cannot be run', async () => {
-    await expect(startDevServer({ cliPath: join(dir, 'no-such-temporal') })).rejects.toThrow(/could not be started: .*ENOENT/);
+    await expect(startDevServer({ cliPath: join(dir, 'no-such-temporal') })).rejects.toThrow(
+      /could not be started: .*ENOENT/,
+    );
   });
 });
 
@@ -126,7 +128,16 @@ describe('registerSearchAttributes', () => {
         workflowExecutionRetentionPeriod: google.protobuf.Duration.fromObject({ seconds: 24 * 3600 }),
       });
       // A new namespace reaches the frontend's cache shortly after registration.
-      await expect.poll(() => customAttributes(connection, namespace).then(() => true, () => false), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(
+          () =>
+            customAttributes(connection, namespace).then(
+              () => true,
+              () => false,
+            ),
+          { timeout: 30_000 },
+        )
+        .toBe(true);
       expect(Object.keys(await customAttributes(connection, namespace))).not.toContain('MsgflowKind');
 
       await registerSearchAttributes(connection, namespace);

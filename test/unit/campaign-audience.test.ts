@@ -11,12 +11,22 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AudienceDeduper, scanAudience } from '../../activities/audience-dedup.js';
 import { type AudienceLoader, importAudienceLoaders } from '../../activities/audience-loaders.js';
-import { csvFields, DownloadCache, pageReaderFor, type PageReader, readLines } from '../../activities/audience-sources.js';
+import {
+  csvFields,
+  DownloadCache,
+  pageReaderFor,
+  type PageReader,
+  readLines,
+} from '../../activities/audience-sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-audience-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const context = { campaign: { id: 'campaign:test', startedAt: '2026-03-02T09:00:00Z' }, loaders: {}, downloads: new DownloadCache() };
+const context = {
+  campaign: { id: 'campaign:test', startedAt: '2026-03-02T09:00:00Z' },
+  loaders: {},
+  downloads: new DownloadCache(),
+};
 const signal = new AbortController().signal;
 
 async function readAll(read: PageReader, limit: number): Promise<string[][]> {
@@ -41,11 +51,16 @@ describe('file sources', () => {
 
   it('reads a CSV by its phone column, quoted fields included', async () => {
     const path = join(dir, 'due.csv');
-    writeFileSync(path, 'name,"Phone Number",due\n"Ada, L.",+234 801 234 5678,2026-03-01\nBola,2348098765432,2026-03-02\n');
+    writeFileSync(
+      path,
+      'name,"Phone Number",due\n"Ada, L.",+234 801 234 5678,2026-03-01\nBola,2348098765432,2026-03-02\n',
+    );
     const read = pageReaderFor({ type: 'file', path }, context);
     expect(await readAll(read, 1)).toEqual([['+234 801 234 5678'], ['2348098765432']]);
     expect(csvFields('a,"b ""quoted"", c",d')).toEqual(['a', 'b "quoted", c', 'd']);
-    await expect(pageReaderFor({ type: 'file', path, column: 'mobile' }, context)(null, 10, signal)).rejects.toThrow(/no column "mobile"/);
+    await expect(pageReaderFor({ type: 'file', path, column: 'mobile' }, context)(null, 10, signal)).rejects.toThrow(
+      /no column "mobile"/,
+    );
   });
 
   it('reads NDJSON strings and objects', async () => {
@@ -57,7 +72,9 @@ describe('file sources', () => {
   });
 
   it('reports a missing file as a non-retryable failure', async () => {
-    await expect(pageReaderFor({ type: 'file', path: join(dir, 'missing.csv') }, context)(null, 10, signal)).rejects.toMatchObject({
+    await expect(
+      pageReaderFor({ type: 'file', path: join(dir, 'missing.csv') }, context)(null, 10, signal),
+    ).rejects.toMatchObject({
       type: 'AudienceUnavailable',
       nonRetryable: true,
     });
@@ -69,12 +86,28 @@ describe('de-duplication', () => {
   // 12 entries: 2 invalid, 3 repeats (one written differently), 7 unique valid numbers.
   writeFileSync(
     path,
-    ['2348010000001', '2348010000002', 'not a number', '+234 801 000 0001', '2348010000003', '2348010000004', '2348010000002',
-     '12', '2348010000005', '2348010000006', '00234 8010000003', '2348010000007'].join('\n'),
+    [
+      '2348010000001',
+      '2348010000002',
+      'not a number',
+      '+234 801 000 0001',
+      '2348010000003',
+      '2348010000004',
+      '2348010000002',
+      '12',
+      '2348010000005',
+      '2348010000006',
+      '00234 8010000003',
+      '2348010000007',
+    ].join('\n'),
   );
   const source = { type: 'file' as const, path };
 
-  async function pages(deduper: AudienceDeduper, limit: number, from: { cursor: string | null; index: number } = { cursor: null, index: 0 }) {
+  async function pages(
+    deduper: AudienceDeduper,
+    limit: number,
+    from: { cursor: string | null; index: number } = { cursor: null, index: 0 },
+  ) {
     const read = pageReaderFor(source, context);
     const out = [];
     let { cursor, index } = from;
@@ -89,7 +122,15 @@ describe('de-duplication', () => {
 
   it('sends each number once, the first time it appears, and reports invalid entries by position', async () => {
     const result = await pages(new AudienceDeduper(), 4);
-    expect(result.flatMap((p) => p.recipients)).toEqual(['2348010000001', '2348010000002', '2348010000003', '2348010000004', '2348010000005', '2348010000006', '2348010000007']);
+    expect(result.flatMap((p) => p.recipients)).toEqual([
+      '2348010000001',
+      '2348010000002',
+      '2348010000003',
+      '2348010000004',
+      '2348010000005',
+      '2348010000006',
+      '2348010000007',
+    ]);
     expect(result.reduce((n, p) => n + p.duplicates, 0)).toBe(3);
     expect(result.flatMap((p) => p.invalid)).toEqual([
       { index: 2, value: 'not a number', reason: 'unknown number format' },
@@ -102,12 +143,28 @@ describe('de-duplication', () => {
     let rebuilt = 0;
     // A fresh deduper (another worker, or this one after a crash) continues at the second page.
     const fresh = new AudienceDeduper();
-    const second = await fresh.page('k', pageReaderFor(source, context), first.nextCursor, 4, 4, signal, () => rebuilt++);
+    const second = await fresh.page(
+      'k',
+      pageReaderFor(source, context),
+      first.nextCursor,
+      4,
+      4,
+      signal,
+      () => rebuilt++,
+    );
     expect(rebuilt).toBe(1);
     expect(second.recipients).toEqual(['2348010000003', '2348010000004']);
     expect(second.duplicates).toBe(1); // 2348010000002, seen on the first page
     // Retrying the same page (an activity retry) gives the same answer, not "all duplicates".
-    const retried = await fresh.page('k', pageReaderFor(source, context), first.nextCursor, 4, 4, signal, () => rebuilt++);
+    const retried = await fresh.page(
+      'k',
+      pageReaderFor(source, context),
+      first.nextCursor,
+      4,
+      4,
+      signal,
+      () => rebuilt++,
+    );
     expect(retried.recipients).toEqual(second.recipients);
   });
 
@@ -119,29 +176,46 @@ describe('de-duplication', () => {
   });
 
   it('counts the whole audience for pre-flight', async () => {
-    expect(await scanAudience(pageReaderFor(source, context), 5, signal, () => {})).toEqual({ entries: 12, valid: 7, invalid: 2, duplicates: 3 });
+    expect(await scanAudience(pageReaderFor(source, context), 5, signal, () => {})).toEqual({
+      entries: 12,
+      valid: 7,
+      invalid: 2,
+      duplicates: 3,
+    });
   });
 });
 
 describe('loaders', () => {
-  const rows = Array.from({ length: 7 }, (_, i) => ({ id: i + 1, phone: `+23480100000${String(i + 1).padStart(2, '0')}` }));
+  const rows = Array.from({ length: 7 }, (_, i) => ({
+    id: i + 1,
+    phone: `+23480100000${String(i + 1).padStart(2, '0')}`,
+  }));
   const keyset: AudienceLoader = {
     async readPage({ cursor, limit, params }) {
       const after = cursor === null ? 0 : Number(cursor);
       const page = rows.filter((r) => r.id > after && r.id <= Number(params.upTo ?? 99)).slice(0, limit);
       const last = page.at(-1);
-      return { recipients: page.map((r) => r.phone), nextCursor: page.length === limit && last ? String(last.id) : null };
+      return {
+        recipients: page.map((r) => r.phone),
+        nextCursor: page.length === limit && last ? String(last.id) : null,
+      };
     },
   };
 
   it('pages through a registered loader with its params', async () => {
-    const read = pageReaderFor({ type: 'loader', name: 'due', params: { upTo: 5 } }, { ...context, loaders: { due: keyset } });
+    const read = pageReaderFor(
+      { type: 'loader', name: 'due', params: { upTo: 5 } },
+      { ...context, loaders: { due: keyset } },
+    );
     expect((await readAll(read, 2)).flat()).toHaveLength(5);
   });
 
   it('names the loaders it knows when asked for an unknown one', async () => {
     const read = pageReaderFor({ type: 'loader', name: 'nope' }, { ...context, loaders: { due: keyset } });
-    await expect(read(null, 2, signal)).rejects.toMatchObject({ type: 'AudienceUnavailable', message: expect.stringContaining('known: due') });
+    await expect(read(null, 2, signal)).rejects.toMatchObject({
+      type: 'AudienceUnavailable',
+      message: expect.stringContaining('known: due'),
+    });
   });
 
   it('refuses a loader that ignores the page size', async () => {
@@ -161,7 +235,9 @@ describe('URL sources', () => {
     server = createServer((req, res) => {
       if (req.url === '/due.csv') {
         downloads += 1;
-        res.writeHead(200, { 'content-type': 'text/csv' }).end('phone,name\n+2348010000001,A\n2348010000002,B\n2348010000003,C\n');
+        res
+          .writeHead(200, { 'content-type': 'text/csv' })
+          .end('phone,name\n+2348010000001,A\n2348010000002,B\n2348010000003,C\n');
       } else res.writeHead(404).end();
     });
     await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
@@ -170,7 +246,9 @@ describe('URL sources', () => {
     const read = pageReaderFor({ type: 'url', url: `${base}/due.csv` }, { ...context, downloads: new DownloadCache() });
     expect(await readAll(read, 2)).toEqual([['+2348010000001', '2348010000002'], ['2348010000003']]);
     expect(downloads).toBe(1);
-    await expect(pageReaderFor({ type: 'url', url: `${base}/missing.csv` }, context)(null, 2, signal)).rejects.toMatchObject({
+    await expect(
+      pageReaderFor({ type: 'url', url: `${base}/missing.csv` }, context)(null, 2, signal),
+    ).rejects.toMatchObject({
       type: 'AudienceUnavailable',
       nonRetryable: true,
       message: 'the audience URL answered 404',
@@ -181,7 +259,10 @@ describe('URL sources', () => {
 describe('a loaders module (MSGFLOW_AUDIENCE_LOADERS)', () => {
   it('imports the loaders a module exports', async () => {
     const path = join(dir, 'loaders.mjs');
-    writeFileSync(path, 'export const audienceLoaders = { vip: { async readPage() { return { recipients: ["+2348010000009"], nextCursor: null }; } } };\n');
+    writeFileSync(
+      path,
+      'export const audienceLoaders = { vip: { async readPage() { return { recipients: ["+2348010000009"], nextCursor: null }; } } };\n',
+    );
     const loaders = await importAudienceLoaders(path);
     const read = pageReaderFor({ type: 'loader', name: 'vip' }, { ...context, loaders });
     expect(await read(null, 10, signal)).toEqual({ entries: ['+2348010000009'], nextCursor: null });

@@ -5,7 +5,13 @@ import { compileTiming, mergeTiming } from '../../src/starter/schedules.js';
 
 describe('normalizeRecipient', () => {
   it('accepts international numbers written the usual ways', () => {
-    for (const written of ['2348012345678', '+2348012345678', '+234 801 234 5678', '00234-801-234-5678', '+1 (202) 555-0100']) {
+    for (const written of [
+      '2348012345678',
+      '+2348012345678',
+      '+234 801 234 5678',
+      '00234-801-234-5678',
+      '+1 (202) 555-0100',
+    ]) {
       expect(normalizeRecipient(written)).toMatchObject({ ok: true });
     }
     expect(normalizeRecipient('+234 801 234 5678')).toEqual({ ok: true, digits: '2348012345678' });
@@ -13,20 +19,37 @@ describe('normalizeRecipient', () => {
 
   it('refuses what it cannot read, with the reason', () => {
     expect(normalizeRecipient('call me')).toEqual({ ok: false, reason: 'unknown number format' });
-    expect(normalizeRecipient('12')).toMatchObject({ ok: false, reason: expect.stringContaining('unknown number format') });
-    expect(normalizeRecipient('08012345678')).toMatchObject({ ok: false, reason: expect.stringContaining('unknown number format') });
+    expect(normalizeRecipient('12')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('unknown number format'),
+    });
+    expect(normalizeRecipient('08012345678')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('unknown number format'),
+    });
     expect(normalizeRecipient('1999999999999')).toEqual({ ok: false, reason: 'not a valid phone number' });
   });
 });
 
 describe('CampaignInput', () => {
-  const base = { sender: 'ACME', message: 'Your payment is due', audience: { type: 'inline', recipients: ['2348012345678'] } };
+  const base = {
+    sender: 'ACME',
+    message: 'Your payment is due',
+    audience: { type: 'inline', recipients: ['2348012345678'] },
+  };
 
   it('takes inline, file, url and loader audiences', () => {
     expect(CampaignInput.safeParse(base).success).toBe(true);
-    expect(CampaignInput.safeParse({ ...base, audience: { type: 'file', path: '/data/due.csv', column: 'phone' } }).success).toBe(true);
-    expect(CampaignInput.safeParse({ ...base, audience: { type: 'url', url: 'https://example.com/due.ndjson' } }).success).toBe(true);
-    expect(CampaignInput.safeParse({ ...base, audience: { type: 'loader', name: 'dueCustomers', params: { days: 3 } } }).success).toBe(true);
+    expect(
+      CampaignInput.safeParse({ ...base, audience: { type: 'file', path: '/data/due.csv', column: 'phone' } }).success,
+    ).toBe(true);
+    expect(
+      CampaignInput.safeParse({ ...base, audience: { type: 'url', url: 'https://example.com/due.ndjson' } }).success,
+    ).toBe(true);
+    expect(
+      CampaignInput.safeParse({ ...base, audience: { type: 'loader', name: 'dueCustomers', params: { days: 3 } } })
+        .success,
+    ).toBe(true);
   });
 
   it('names what is wrong', () => {
@@ -36,13 +59,17 @@ describe('CampaignInput', () => {
     expect(issues({ ...base, chunkSize: 1001 })).toContain('chunkSize');
     expect(issues({ ...base, chunkSize: 500, maxOutstanding: 100 })).toContain('maxOutstanding');
     expect(issues({ ...base, maxOutstanding: 8000, maxEventsPerRun: 5000 })).toContain('maxOutstanding');
-    expect(issues({ ...base, sendWindow: { start: '09:00', end: '18:00', timeZone: 'Mars/Olympus' } })).toContain('sendWindow.timeZone');
+    expect(issues({ ...base, sendWindow: { start: '09:00', end: '18:00', timeZone: 'Mars/Olympus' } })).toContain(
+      'sendWindow.timeZone',
+    );
   });
 
   it('needs a window with distinct ends and real times', () => {
     expect(SendWindow.safeParse({ start: '09:00', end: '09:00', timeZone: 'UTC' }).success).toBe(false);
     expect(SendWindow.safeParse({ start: '24:00', end: '09:00', timeZone: 'UTC' }).success).toBe(false);
-    expect(SendWindow.safeParse({ start: '22:00', end: '06:30:15', timeZone: 'UTC', days: ['mon'] }).success).toBe(true);
+    expect(SendWindow.safeParse({ start: '22:00', end: '06:30:15', timeZone: 'UTC', days: ['mon'] }).success).toBe(
+      true,
+    );
   });
 });
 
@@ -51,9 +78,23 @@ describe('schedule timing', () => {
 
   it('needs one form of timing, and a one-off cannot mix with recurring ones', () => {
     expect(CampaignScheduleInput.safeParse({ id: 'r', timing: {}, campaign }).success).toBe(false);
-    expect(CampaignScheduleInput.safeParse({ id: 'r', timing: { at: '2026-03-02T09:00:00+01:00', cron: ['0 9 * * *'] }, campaign }).success).toBe(false);
-    expect(CampaignScheduleInput.safeParse({ id: 'r', timing: { cron: ['0 9 * * MON'], timeZone: 'Africa/Lagos' }, campaign }).success).toBe(true);
-    expect(CampaignScheduleInput.safeParse({ id: 'bad id', timing: { cron: ['@daily'] }, campaign }).success).toBe(false);
+    expect(
+      CampaignScheduleInput.safeParse({
+        id: 'r',
+        timing: { at: '2026-03-02T09:00:00+01:00', cron: ['0 9 * * *'] },
+        campaign,
+      }).success,
+    ).toBe(false);
+    expect(
+      CampaignScheduleInput.safeParse({
+        id: 'r',
+        timing: { cron: ['0 9 * * MON'], timeZone: 'Africa/Lagos' },
+        campaign,
+      }).success,
+    ).toBe(true);
+    expect(CampaignScheduleInput.safeParse({ id: 'bad id', timing: { cron: ['@daily'] }, campaign }).success).toBe(
+      false,
+    );
   });
 
   it('turns a one-off into one UTC calendar match with one action', () => {
@@ -68,7 +109,13 @@ describe('schedule timing', () => {
   it('merges changes: a one-off replaces recurring specs and the other way round', () => {
     const recurring = { cron: ['0 9 * * MON'], timeZone: 'Africa/Lagos', jitterMs: 1000 };
     expect(mergeTiming(recurring, { timeZone: 'UTC' })).toEqual({ ...recurring, timeZone: 'UTC' });
-    expect(mergeTiming(recurring, { at: '2026-03-02T09:00:00Z' })).toEqual({ at: '2026-03-02T09:00:00Z', timeZone: 'Africa/Lagos', jitterMs: 1000 });
-    expect(mergeTiming({ at: '2026-03-02T09:00:00Z' }, { intervals: [{ everyMs: 60_000 }] })).toEqual({ intervals: [{ everyMs: 60_000 }] });
+    expect(mergeTiming(recurring, { at: '2026-03-02T09:00:00Z' })).toEqual({
+      at: '2026-03-02T09:00:00Z',
+      timeZone: 'Africa/Lagos',
+      jitterMs: 1000,
+    });
+    expect(mergeTiming({ at: '2026-03-02T09:00:00Z' }, { intervals: [{ everyMs: 60_000 }] })).toEqual({
+      intervals: [{ everyMs: 60_000 }],
+    });
   });
 });

@@ -29,9 +29,13 @@ describe('send window', () => {
   it('skips days the window does not open on', () => {
     const weekdays = { ...lagos, days: ['mon', 'tue', 'wed', 'thu', 'fri'] as const };
     // Friday 2026-03-06 19:00 Lagos -> Monday 2026-03-09 09:00 Lagos.
-    expect(nextWindowOpening(at('2026-03-06T18:00:00Z'), { ...weekdays, days: [...weekdays.days] })).toBe(at('2026-03-09T08:00:00Z'));
+    expect(nextWindowOpening(at('2026-03-06T18:00:00Z'), { ...weekdays, days: [...weekdays.days] })).toBe(
+      at('2026-03-09T08:00:00Z'),
+    );
     // Saturday midday: closed although within the hours.
-    expect(nextWindowOpening(at('2026-03-07T11:00:00Z'), { ...weekdays, days: [...weekdays.days] })).toBe(at('2026-03-09T08:00:00Z'));
+    expect(nextWindowOpening(at('2026-03-07T11:00:00Z'), { ...weekdays, days: [...weekdays.days] })).toBe(
+      at('2026-03-09T08:00:00Z'),
+    );
   });
 
   it('honours seconds (short windows in tests)', () => {

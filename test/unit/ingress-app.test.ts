@@ -13,7 +13,11 @@ describe('ingress app', () => {
   let ingress: RunningIngress;
 
   const signedPost = (body: string) =>
-    fetch(ingress.webhookUrl, { method: 'POST', headers: signWebhook([secret], 'msg_1', Math.floor(Date.now() / 1000), body), body });
+    fetch(ingress.webhookUrl, {
+      method: 'POST',
+      headers: signWebhook([secret], 'msg_1', Math.floor(Date.now() / 1000), body),
+      body,
+    });
 
   beforeAll(async () => {
     ingress = await startIngress({
@@ -45,7 +49,13 @@ describe('ingress app', () => {
   });
 
   it('signals a valid event and acknowledges only then', async () => {
-    const event = { event: 'message.failed', mobile_number: '+2348012345678', provider_message_id: 'msg_a', status: 'failed', timestamp: formatTimestamp(new Date()) };
+    const event = {
+      event: 'message.failed',
+      mobile_number: '+2348012345678',
+      provider_message_id: 'msg_a',
+      status: 'failed',
+      timestamp: formatTimestamp(new Date()),
+    };
     const response = await signedPost(JSON.stringify(event));
     expect(response.status).toBe(200);
     expect(delivered.at(-1)).toEqual(event);
@@ -54,7 +64,13 @@ describe('ingress app', () => {
   it('answers 503 with Retry-After when the signals cannot be delivered', async () => {
     temporalUp = false;
     try {
-      const event = { event: 'message.delivered', mobile_number: '+2348012345678', provider_message_id: 'msg_b', status: 'delivered', timestamp: formatTimestamp(new Date()) };
+      const event = {
+        event: 'message.delivered',
+        mobile_number: '+2348012345678',
+        provider_message_id: 'msg_b',
+        status: 'delivered',
+        timestamp: formatTimestamp(new Date()),
+      };
       const response = await signedPost(JSON.stringify(event));
       expect(response.status).toBe(503);
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);

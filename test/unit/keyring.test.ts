@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decrypt, encrypt, generateKey, KeyRingError, openString, parseKeyRing, sealString } from '../../src/crypto/keyring.js';
+import {
+  decrypt,
+  encrypt,
+  generateKey,
+  KeyRingError,
+  openString,
+  parseKeyRing,
+  sealString,
+} from '../../src/crypto/keyring.js';
 
 describe('key ring', () => {
   it('round-trips and never leaves the plaintext in the sealed form', () => {
@@ -23,7 +31,9 @@ describe('key ring', () => {
     const sealed = encrypt(ring, Buffer.from('payload'));
     sealed.data[sealed.data.length - 1]! ^= 1;
     expect(() => decrypt(ring, sealed)).toThrow();
-    expect(() => decrypt(parseKeyRing(`other:${generateKey()}`), encrypt(ring, Buffer.from('x')))).toThrow(KeyRingError);
+    expect(() => decrypt(parseKeyRing(`other:${generateKey()}`), encrypt(ring, Buffer.from('x')))).toThrow(
+      KeyRingError,
+    );
     expect(() => parseKeyRing('short')).toThrow(/32 bytes/);
     expect(() => parseKeyRing('')).toThrow(KeyRingError);
   });

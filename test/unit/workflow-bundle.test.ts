@@ -28,7 +28,8 @@ describe('workflow bundle', () => {
       'v1.k.abc',
       [sealed],
     ];
-    for (const sample of samples) expect(isOtpVerifyUpdate(sample), JSON.stringify(sample)).toBe(OtpVerifyUpdate.safeParse(sample).success);
+    for (const sample of samples)
+      expect(isOtpVerifyUpdate(sample), JSON.stringify(sample)).toBe(OtpVerifyUpdate.safeParse(sample).success);
     expect(isOtpVerifyUpdate({ sealedCode: sealed })).toBe(true);
   });
 });

@@ -81,13 +81,22 @@ export class SandboxAdmin {
     const json: unknown = text ? safeJson(text) : undefined;
     if (!response.ok) {
       const error = ErrorBody.safeParse(json);
-      if (error.success) throw new SandboxAdminError(response.status, error.data.code, error.data.message, error.data.details);
-      throw new SandboxAdminError(response.status, 'unexpected_response', `${method} /admin${path} answered ${response.status}`);
+      if (error.success)
+        throw new SandboxAdminError(response.status, error.data.code, error.data.message, error.data.details);
+      throw new SandboxAdminError(
+        response.status,
+        'unexpected_response',
+        `${method} /admin${path} answered ${response.status}`,
+      );
     }
     if (!schema) return undefined as T;
     const parsed = z.object({ data: schema }).safeParse(json);
     if (!parsed.success) {
-      throw new SandboxAdminError(response.status, 'unexpected_response', `${method} /admin${path}: ${parsed.error.message}`);
+      throw new SandboxAdminError(
+        response.status,
+        'unexpected_response',
+        `${method} /admin${path}: ${parsed.error.message}`,
+      );
     }
     return parsed.data.data;
   }

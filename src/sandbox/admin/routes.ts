@@ -59,7 +59,12 @@ export function adminRouter(ctx: SandboxContext): Router {
     return account;
   };
 
-  const on = (method: 'get' | 'post' | 'put' | 'delete', path: string, schema: z.ZodType | null, handler: AdminHandler) => {
+  const on = (
+    method: 'get' | 'post' | 'put' | 'delete',
+    path: string,
+    schema: z.ZodType | null,
+    handler: AdminHandler,
+  ) => {
     router[method](path, async (req: Request, res: Response) => {
       requireAdmin(req);
       let body: unknown;
@@ -143,7 +148,14 @@ function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
        SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, created_at, seq, 1 AS voice FROM voice_calls WHERE mobile_number = ?
        ORDER BY created_at DESC, voice DESC, seq DESC`,
     )
-    .all(to, to) as { id: string; kind: InboxEntry['kind']; mobile_number: string; sender: string; text: string; created_at: number }[];
+    .all(to, to) as {
+    id: string;
+    kind: InboxEntry['kind'];
+    mobile_number: string;
+    sender: string;
+    text: string;
+    created_at: number;
+  }[];
   return rows.map((r) => ({
     provider_message_id: r.id,
     kind: r.kind,

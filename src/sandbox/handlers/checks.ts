@@ -20,8 +20,19 @@ export const lookupCreate: Handler<'lookupCreate'> = ({ ctx, account, body, now 
     currency: account.currency,
     created_at: timestampOf(now),
   };
-  db.prepare('INSERT INTO lookups (id, account_id, body, created_at) VALUES (?, ?, ?, ?)').run(lookup.id, account.id, JSON.stringify(lookup), now);
-  applyCharges(db, account, [{ kind: 'lookup', amount: cost, reference: lookup.id, recipient: lookup.e164 }], null, now);
+  db.prepare('INSERT INTO lookups (id, account_id, body, created_at) VALUES (?, ?, ?, ?)').run(
+    lookup.id,
+    account.id,
+    JSON.stringify(lookup),
+    now,
+  );
+  applyCharges(
+    db,
+    account,
+    [{ kind: 'lookup', amount: cost, reference: lookup.id, recipient: lookup.e164 }],
+    null,
+    now,
+  );
   return lookup;
 };
 
@@ -37,8 +48,7 @@ export const lookupList: Handler<'lookupList'> = ({ ctx, account, query }) =>
 
 export const lookupGet: Handler<'lookupGet'> = ({ ctx, account, params }) => {
   const row = ctx.db.prepare('SELECT body FROM lookups WHERE id = ? AND account_id = ?').get(params.id, account.id) as
-    | { body: string }
-    | undefined;
+    { body: string } | undefined;
   if (!row) throw notFound('lookup');
   return JSON.parse(row.body) as Lookup;
 };
@@ -47,6 +57,12 @@ export const emailVerify: Handler<'emailVerify'> = ({ ctx, account, body, now })
   const { db, options } = ctx;
   const cost = options.prices.email_verification;
   assertCanSpend(db, account, cost, now);
-  applyCharges(db, account, [{ kind: 'email_verification', amount: cost, reference: null, recipient: body.email }], null, now);
+  applyCharges(
+    db,
+    account,
+    [{ kind: 'email_verification', amount: cost, reference: null, recipient: body.email }],
+    null,
+    now,
+  );
   return { email: body.email, ...verifyEmail(body.email), cost, currency: account.currency };
 };

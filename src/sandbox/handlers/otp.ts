@@ -33,7 +33,8 @@ export const otpSend: Handler<'otpSend'> = ({ ctx, account, body, idempotencyKey
   const messageId = newId('msg');
   const code = String(randomInt(0, 10 ** body.length)).padStart(body.length, '0');
   const minutes = Math.ceil(body.expires_in / 60);
-  const template = body.template ?? `Your verification code is {code}. It expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+  const template =
+    body.template ?? `Your verification code is {code}. It expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
   const text = template.replaceAll('{code}', code);
   const expiresAt = now + body.expires_in * 1000;
 
@@ -55,7 +56,13 @@ export const otpSend: Handler<'otpSend'> = ({ ctx, account, body, idempotencyKey
     "INSERT INTO otps (id, account_id, message_id, code_hash, status, attempts, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)",
   ).run(otpId, account.id, messageId, codeHash(ctx.otpKey, otpId, code).toString('hex'), expiresAt, now);
   ctx.carrier.start('message', messageId, now);
-  applyCharges(db, account, [{ kind: 'otp', amount: cost, reference: messageId, recipient: `+${body.recipient}` }], idempotencyKey, now);
+  applyCharges(
+    db,
+    account,
+    [{ kind: 'otp', amount: cost, reference: messageId, recipient: `+${body.recipient}` }],
+    idempotencyKey,
+    now,
+  );
 
   return {
     otp_id: otpId,
@@ -99,6 +106,10 @@ export const otpVerify: Handler<'otpVerify'> = ({ ctx, account, body, now }): Ot
   }
   const attempts = otp.attempts + 1;
   const locked = attempts >= OTP_MAX_ATTEMPTS;
-  db.prepare('UPDATE otps SET attempts = ?, status = ? WHERE id = ?').run(attempts, locked ? 'locked' : 'pending', otp.id);
+  db.prepare('UPDATE otps SET attempts = ?, status = ? WHERE id = ?').run(
+    attempts,
+    locked ? 'locked' : 'pending',
+    otp.id,
+  );
   return answer(locked ? 'locked' : 'invalid', attempts);
 };

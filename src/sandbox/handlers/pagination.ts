@@ -34,7 +34,9 @@ export function pageOf<R extends { seq: number }, T>(
   return {
     data: pageRows.map(toItem),
     next_cursor:
-      rows.length > request.perPage && last ? request.ctx.cursors.encode(request.accountId, request.list, last.seq) : null,
+      rows.length > request.perPage && last
+        ? request.ctx.cursors.encode(request.accountId, request.list, last.seq)
+        : null,
     per_page: request.perPage,
   };
 }

@@ -7,7 +7,13 @@ import { pageOf } from './pagination.js';
 export const messageList: Handler<'messageList'> = ({ ctx, account, query }) => {
   const status = query.status;
   return pageOf(
-    { ctx, accountId: account.id, list: `messages?status=${status ?? ''}`, cursor: query.cursor, perPage: query.per_page },
+    {
+      ctx,
+      accountId: account.id,
+      list: `messages?status=${status ?? ''}`,
+      cursor: query.cursor,
+      perPage: query.per_page,
+    },
     (before, limit) =>
       ctx.db
         .prepare(
@@ -19,7 +25,8 @@ export const messageList: Handler<'messageList'> = ({ ctx, account, query }) => 
 };
 
 export const messageGet: Handler<'messageGet'> = ({ ctx, account, params }) => {
-  const row = ctx.db.prepare('SELECT * FROM messages WHERE id = ? AND account_id = ?').get(params.id, account.id) as MessageRow | undefined;
+  const row = ctx.db.prepare('SELECT * FROM messages WHERE id = ? AND account_id = ?').get(params.id, account.id) as
+    MessageRow | undefined;
   if (!row) throw notFound('message');
   return messageJson(row, historyOf(ctx.db, row.id));
 };
@@ -29,7 +36,13 @@ export const campaignList: Handler<'campaignList'> = ({ ctx, account, query }) =
   // With a status filter: the campaigns having at least one message in that status.
   const filter = status ? 'AND EXISTS (SELECT 1 FROM messages m WHERE m.campaign_id = c.id AND m.status = ?)' : '';
   return pageOf(
-    { ctx, accountId: account.id, list: `campaigns?status=${status ?? ''}`, cursor: query.cursor, perPage: query.per_page },
+    {
+      ctx,
+      accountId: account.id,
+      list: `campaigns?status=${status ?? ''}`,
+      cursor: query.cursor,
+      perPage: query.per_page,
+    },
     (before, limit) =>
       ctx.db
         .prepare(`SELECT * FROM campaigns c WHERE c.account_id = ? AND c.seq < ? ${filter} ORDER BY c.seq DESC LIMIT ?`)
@@ -39,7 +52,8 @@ export const campaignList: Handler<'campaignList'> = ({ ctx, account, query }) =
 };
 
 export const campaignGet: Handler<'campaignGet'> = ({ ctx, account, params }) => {
-  const row = ctx.db.prepare('SELECT * FROM campaigns WHERE id = ? AND account_id = ?').get(params.id, account.id) as CampaignRow | undefined;
+  const row = ctx.db.prepare('SELECT * FROM campaigns WHERE id = ? AND account_id = ?').get(params.id, account.id) as
+    CampaignRow | undefined;
   if (!row) throw notFound('campaign');
   return campaignJson(ctx.db, row);
 };

@@ -29,7 +29,18 @@ export const smsSend: Handler<'smsSend'> = (call) => {
   db.prepare(
     `INSERT INTO campaigns (id, account_id, sender, message, recipients, segments, encoding, cost, currency, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(campaignId, account.id, body.sender, body.message, body.recipients.length, segments, encoding, cost, account.currency, now);
+  ).run(
+    campaignId,
+    account.id,
+    body.sender,
+    body.message,
+    body.recipients.length,
+    segments,
+    encoding,
+    cost,
+    account.currency,
+    now,
+  );
 
   const messages = body.recipients.map((digits) => {
     const id = newId('msg');
@@ -53,7 +64,12 @@ export const smsSend: Handler<'smsSend'> = (call) => {
   applyCharges(
     db,
     account,
-    messages.map((m) => ({ kind: 'sms', amount: perMessage, reference: m.provider_message_id, recipient: m.mobile_number })),
+    messages.map((m) => ({
+      kind: 'sms',
+      amount: perMessage,
+      reference: m.provider_message_id,
+      recipient: m.mobile_number,
+    })),
     call.idempotencyKey,
     now,
   );

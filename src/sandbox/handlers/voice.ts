@@ -42,14 +42,34 @@ export const voiceSend: Handler<'voiceSend'> = ({ ctx, account, body, idempotenc
     `INSERT INTO voice_calls (id, account_id, mobile_number, sender, message, language, repeat, status, outcome,
        duration_seconds, cost, currency, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, 0, ?, ?, ?, ?)`,
-  ).run(id, account.id, body.recipient, body.sender ?? '', body.message, body.language, body.repeat, voiceOutcomeFor(body.recipient), cost, account.currency, now, now);
+  ).run(
+    id,
+    account.id,
+    body.recipient,
+    body.sender ?? '',
+    body.message,
+    body.language,
+    body.repeat,
+    voiceOutcomeFor(body.recipient),
+    cost,
+    account.currency,
+    now,
+    now,
+  );
   ctx.carrier.start('voice', id, now);
-  applyCharges(db, account, [{ kind: 'voice', amount: cost, reference: id, recipient: `+${body.recipient}` }], idempotencyKey, now);
+  applyCharges(
+    db,
+    account,
+    [{ kind: 'voice', amount: cost, reference: id, recipient: `+${body.recipient}` }],
+    idempotencyKey,
+    now,
+  );
   return callJson(db.prepare('SELECT * FROM voice_calls WHERE id = ?').get(id) as CallRow);
 };
 
 export const voiceGet: Handler<'voiceGet'> = ({ ctx, account, params }) => {
-  const row = ctx.db.prepare('SELECT * FROM voice_calls WHERE id = ? AND account_id = ?').get(params.id, account.id) as CallRow | undefined;
+  const row = ctx.db.prepare('SELECT * FROM voice_calls WHERE id = ? AND account_id = ?').get(params.id, account.id) as
+    CallRow | undefined;
   if (!row) throw notFound('voice call');
   return callJson(row);
 };

@@ -19,7 +19,13 @@ interface WebhookRow {
 }
 
 function endpointJson(row: WebhookRow): WebhookEndpoint {
-  return { id: row.id, url: row.url, events: JSON.parse(row.events) as string[], batch: row.batch === 1, created_at: timestampOf(row.created_at) };
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    batch: row.batch === 1,
+    created_at: timestampOf(row.created_at),
+  };
 }
 
 function find(db: Db, accountId: string, id: string | undefined): WebhookRow {
@@ -36,7 +42,9 @@ export const webhookCreate: Handler<'webhookCreate'> = ({ ctx, account, body, no
   // Omitted `events` means all events (spec Events rule 5), stored as ['*'].
   const events = body.events ?? ['*'];
   ctx.db
-    .prepare('INSERT INTO webhooks (id, account_id, url, events, batch, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .prepare(
+      'INSERT INTO webhooks (id, account_id, url, events, batch, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
     .run(id, account.id, body.url, JSON.stringify(events), body.batch ? 1 : 0, secret, now);
   return { ...endpointJson(find(ctx.db, account.id, id)), secret };
 };
@@ -46,21 +54,26 @@ export const webhookList: Handler<'webhookList'> = ({ ctx, account, query }) =>
     { ctx, accountId: account.id, list: 'webhooks', cursor: query.cursor, perPage: query.per_page },
     (before, limit) =>
       ctx.db
-        .prepare('SELECT * FROM webhooks WHERE account_id = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?')
+        .prepare(
+          'SELECT * FROM webhooks WHERE account_id = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?',
+        )
         .all(account.id, before, limit) as WebhookRow[],
     endpointJson,
   );
 
-export const webhookGet: Handler<'webhookGet'> = ({ ctx, account, params }) => endpointJson(find(ctx.db, account.id, params.id));
+export const webhookGet: Handler<'webhookGet'> = ({ ctx, account, params }) =>
+  endpointJson(find(ctx.db, account.id, params.id));
 
 export const webhookUpdate: Handler<'webhookUpdate'> = ({ ctx, account, params, body }) => {
   const row = find(ctx.db, account.id, params.id);
-  ctx.db.prepare('UPDATE webhooks SET url = ?, events = ?, batch = ? WHERE id = ?').run(
-    body.url ?? row.url,
-    body.events ? JSON.stringify(body.events) : row.events,
-    body.batch === undefined ? row.batch : body.batch ? 1 : 0,
-    row.id,
-  );
+  ctx.db
+    .prepare('UPDATE webhooks SET url = ?, events = ?, batch = ? WHERE id = ?')
+    .run(
+      body.url ?? row.url,
+      body.events ? JSON.stringify(body.events) : row.events,
+      body.batch === undefined ? row.batch : body.batch ? 1 : 0,
+      row.id,
+    );
   return endpointJson(find(ctx.db, account.id, row.id));
 };
 

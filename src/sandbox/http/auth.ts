@@ -14,11 +14,13 @@ export function bearerToken(req: Request): string | undefined {
 export function authenticate(db: Db, req: Request): { token: TokenRow; account: AccountRow } {
   const header = req.get('authorization');
   const challenge = { 'WWW-Authenticate': 'Bearer realm="v1"' };
-  if (!header) throw new ApiError('unauthorized', 'Send the header Authorization: Bearer <API_TOKEN>', undefined, challenge);
+  if (!header)
+    throw new ApiError('unauthorized', 'Send the header Authorization: Bearer <API_TOKEN>', undefined, challenge);
   const secret = bearerToken(req);
   const token = secret ? findToken(db, secret) : undefined;
   const account = token && getAccount(db, token.account_id);
-  if (!token || !account) throw new ApiError('unauthorized', 'The API token is invalid or has been revoked', undefined, challenge);
+  if (!token || !account)
+    throw new ApiError('unauthorized', 'The API token is invalid or has been revoked', undefined, challenge);
   return { token, account };
 }
 

@@ -14,13 +14,19 @@ export function jsonBodyParser(limitBytes: number): JsonParser {
     if (req.get('content-length') === '0') return Promise.resolve();
     // req.is() is null when the request has no body, false when its type is not JSON.
     if (req.is('application/json') === false) {
-      return Promise.reject(new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json'));
+      return Promise.reject(
+        new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json'),
+      );
     }
     return new Promise((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
   };
 }
 
-export function validate<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'header'): z.output<S> {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'body' | 'query' | 'header',
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const what = where === 'body' ? 'request body' : where === 'query' ? 'query string' : 'request headers';
@@ -35,7 +41,10 @@ export function bodyParserError(error: unknown): ApiError | null {
     case 'entity.parse.failed':
       return new ApiError('invalid_json', 'The body is not valid JSON (an object or array is expected)');
     case 'entity.too.large':
-      return new ApiError('payload_too_large', `The body is larger than the limit of ${(error as { limit?: number }).limit ?? '?'} bytes`);
+      return new ApiError(
+        'payload_too_large',
+        `The body is larger than the limit of ${(error as { limit?: number }).limit ?? '?'} bytes`,
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'Send the body as UTF-8 JSON without a content encoding');

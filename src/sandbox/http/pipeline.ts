@@ -7,7 +7,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, type Route, type RouteName, routes } from '../../api/routes.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  type Route,
+  type RouteName,
+  routes,
+} from '../../api/routes.js';
 import type { AccountRow, TokenRow } from '../accounts.js';
 import type { SandboxContext } from '../context.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestHash, type StoredResponse } from '../idempotency.js';
@@ -91,7 +97,11 @@ async function handle(
   const { db } = ctx;
   const { token, account } = authenticate(db, req);
 
-  const limit = ctx.limiter.hit(`token:${token.id}`, account.rate_per_minute ?? ctx.options.defaultRatePerMinute, ctx.now());
+  const limit = ctx.limiter.hit(
+    `token:${token.id}`,
+    account.rate_per_minute ?? ctx.options.defaultRatePerMinute,
+    ctx.now(),
+  );
   setRateLimitHeaders(res, limit);
   if (!limit.allowed) throw rateLimited(limit, ctx.now(), 'Rate limit of this token');
 
@@ -112,7 +122,9 @@ async function handle(
 
   const keyHeader = route.idempotent ? req.get(IDEMPOTENCY_KEY_HEADER) : undefined;
   const idempotencyKey =
-    keyHeader === undefined ? null : validate(IdempotencyKeyHeader, { [IDEMPOTENCY_KEY_HEADER]: keyHeader }, 'header')[IDEMPOTENCY_KEY_HEADER];
+    keyHeader === undefined
+      ? null
+      : validate(IdempotencyKeyHeader, { [IDEMPOTENCY_KEY_HEADER]: keyHeader }, 'header')[IDEMPOTENCY_KEY_HEADER];
   if (idempotencyKey) {
     const claim = ctx.idempotency.claim(account.id, idempotencyKey, requestHash(name, req.body), ctx.now());
     if (claim.kind === 'replay') {
@@ -129,10 +141,25 @@ async function handle(
       const now = ctx.now();
       // Re-read the account inside the transaction: the balance may have moved while this request waited.
       const fresh = db.prepare('SELECT * FROM accounts WHERE id = ?').get(account.id) as AccountRow;
-      const payload = handler({ ctx, account: fresh, token, body, query, params: { ...req.params } as Record<string, string>, ip, idempotencyKey, now } as Call<RouteName>);
+      const payload = handler({
+        ctx,
+        account: fresh,
+        token,
+        body,
+        query,
+        params: { ...req.params } as Record<string, string>,
+        ip,
+        idempotencyKey,
+        now,
+      } as Call<RouteName>);
       const stored: StoredResponse = {
         status: route.status,
-        body: route.status === 204 ? null : route.paginated ? checkPage(route, payload) : { data: checkPayload(route, payload) },
+        body:
+          route.status === 204
+            ? null
+            : route.paginated
+              ? checkPage(route, payload)
+              : { data: checkPayload(route, payload) },
       };
       if (idempotencyKey) ctx.idempotency.complete(account.id, idempotencyKey, stored);
       return stored;
@@ -153,7 +180,8 @@ function send(res: Response, response: StoredResponse): void {
 function checkPayload(route: Route, payload: unknown): unknown {
   if (!route.response) return payload;
   const result = route.response.safeParse(payload);
-  if (!result.success) throw new Error(`sandbox bug: ${route.method} ${route.path} produced an invalid payload: ${result.error.message}`);
+  if (!result.success)
+    throw new Error(`sandbox bug: ${route.method} ${route.path} produced an invalid payload: ${result.error.message}`);
   return payload;
 }
 

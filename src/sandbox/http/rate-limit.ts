@@ -45,7 +45,12 @@ export function setRateLimitHeaders(res: Response, state: LimitState): void {
 
 export function rateLimited(state: LimitState, now: number, what: string): ApiError {
   const seconds = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
-  return new ApiError('rate_limited', `${what}: at most ${state.limit} requests per minute; retry in ${seconds} s`, undefined, {
-    'Retry-After': String(seconds),
-  });
+  return new ApiError(
+    'rate_limited',
+    `${what}: at most ${state.limit} requests per minute; retry in ${seconds} s`,
+    undefined,
+    {
+      'Retry-After': String(seconds),
+    },
+  );
 }

@@ -14,7 +14,10 @@ import type { RunningStack } from '../../../src/stack.js';
 /** `size` distinct recipients (international digits): the five final-state magic numbers, then plain ones (delivered). */
 export function campaignAudience(size: number, prefix = '2348'): string[] {
   const magic = FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]);
-  const plain = Array.from({ length: Math.max(0, size - magic.length) }, (_, i) => `${prefix}0${String(30_000_000 + i)}`);
+  const plain = Array.from(
+    { length: Math.max(0, size - magic.length) },
+    (_, i) => `${prefix}0${String(30_000_000 + i)}`,
+  );
   return [...magic, ...plain].slice(0, size);
 }
 
@@ -29,7 +32,11 @@ export interface CampaignAudit {
   sandboxCounts: Record<string, number>;
 }
 
-export async function auditCampaign(stack: RunningStack, audience: string[], result: CampaignResult): Promise<CampaignAudit> {
+export async function auditCampaign(
+  stack: RunningStack,
+  audience: string[],
+  result: CampaignResult,
+): Promise<CampaignAudit> {
   const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
   const wanted = new Set(audience.map((n) => `+${n}`));
   const charged = new Map<string, number>();
@@ -53,17 +60,24 @@ export async function auditCampaign(stack: RunningStack, audience: string[], res
 }
 
 /** Every event of every run of a workflow id (a campaign continues as new on the way). */
-export async function eventsOfAllRuns(client: Client, workflowId: string, expectedRuns = 1): Promise<temporal.api.history.v1.IHistoryEvent[]> {
+export async function eventsOfAllRuns(
+  client: Client,
+  workflowId: string,
+  expectedRuns = 1,
+): Promise<temporal.api.history.v1.IHistoryEvent[]> {
   let runIds: string[] = [];
   // Visibility is eventually consistent: the last run may take a moment to be listed.
   for (let attempt = 0; attempt < 100 && runIds.length < expectedRuns; attempt++) {
     if (attempt) await new Promise((r) => setTimeout(r, 200));
     runIds = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(execution.runId);
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+      runIds.push(execution.runId);
   }
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
-  for (const runId of runIds) events.push(...((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+  for (const runId of runIds)
+    events.push(...((await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
   return events;
 }
 
-export const smsCharges = async (stack: RunningStack): Promise<number> => (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;
+export const smsCharges = async (stack: RunningStack): Promise<number> =>
+  (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;

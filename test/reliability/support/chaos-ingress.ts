@@ -88,7 +88,11 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
         injectedPending++;
         throw new TemporalUnavailableError('injected fault: refused before signalling');
       }
-      if (batchDeliveries.has(deliveryId) && events.length > 1 && roll < faults.refuseProbability + faults.partialBatchProbability) {
+      if (
+        batchDeliveries.has(deliveryId) &&
+        events.length > 1 &&
+        roll < faults.refuseProbability + faults.partialBatchProbability
+      ) {
         counters.partialBatches++;
         injectedPending++;
         await real.deliver(events.slice(0, Math.ceil(events.length / 2)), deliveryId);

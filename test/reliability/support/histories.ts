@@ -24,7 +24,9 @@ export function activityReport(events: temporal.api.history.v1.IHistoryEvent[]):
     if (started && (started.attempt ?? 1) > 1) {
       // Only the last failure is recorded with the started event: attempts-1 retries, the last cause known.
       const failure = started.lastFailure;
-      const cause = failure?.applicationFailureInfo?.type ?? (failure?.timeoutFailureInfo ? 'timeout' : (failure?.message ?? 'unknown'));
+      const cause =
+        failure?.applicationFailureInfo?.type ??
+        (failure?.timeoutFailureInfo ? 'timeout' : (failure?.message ?? 'unknown'));
       report.retriesByCause[cause] = (report.retriesByCause[cause] ?? 0) + (started.attempt! - 1);
     }
   }

@@ -41,7 +41,10 @@ export async function listMessageWorkflowRuns(client: Client, taskQueue: string)
  * lost = a message with no workflow, or whose workflow has no or another final status;
  * duplicates = extra runs for one message (a status applied twice), or workflows for unknown ids.
  */
-export function reconcile(truth: Map<string, string>, runs: MessageWorkflowRun[]): { lost: number; duplicates: number; wrongStatus: number; missing: number; extraRuns: number; unknown: number } {
+export function reconcile(
+  truth: Map<string, string>,
+  runs: MessageWorkflowRun[],
+): { lost: number; duplicates: number; wrongStatus: number; missing: number; extraRuns: number; unknown: number } {
   const byId = new Map<string, MessageWorkflowRun[]>();
   for (const run of runs) {
     const list = byId.get(run.providerMessageId ?? '') ?? [];
