@@ -42,7 +42,10 @@ export class WebhookDispatcher {
     private readonly log: (line: string) => void = () => {},
   ) {}
 
-  /** Gathers batches and starts every due delivery not already in flight, up to the concurrency limit. */
+  /**
+   * Gathers batches and starts every due delivery not already in flight, up to the concurrency limit. Runs on
+   * each tick and again whenever a delivery finishes.
+   */
   tick(): void {
     if (this.abort.signal.aborted) return;
     collectBatches(this.db, this.timing.batchMax, this.now());
@@ -63,8 +66,20 @@ export class WebhookDispatcher {
         this.db.prepare("UPDATE deliveries SET state = 'cancelled' WHERE id = ?").run(delivery.id);
         continue;
       }
-      const running = this.deliver(delivery).finally(() => this.inFlight.delete(delivery.id));
+      const running = this.deliver(delivery).finally(() => {
+        this.inFlight.delete(delivery.id);
+        this.refill();
+      });
       this.inFlight.set(delivery.id, running);
+    }
+  }
+
+  /** Starts the next due delivery at once rather than on the next tick, so the receiver sets the pace. */
+  private refill(): void {
+    try {
+      this.tick();
+    } catch (error) {
+      this.log(`sandbox: webhook dispatcher error: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
