@@ -6,7 +6,11 @@
 import { Context } from '@temporalio/activity';
 import type { SmsSendRequest } from '../src/api/sms.js';
 import type { MessagingClient } from '../src/client/index.js';
+import type { MessageStore } from '../src/store/index.js';
+import { campaignKeyOf } from '../workflows/campaign-messages.js';
+import type { MessageOutcome } from '../workflows/messages.js';
 import { callProvider } from './errors.js';
+import { outcomeFromStore } from './message-store.js';
 
 export interface CampaignChunkResult {
   campaignId: string;
@@ -14,6 +18,8 @@ export interface CampaignChunkResult {
   currency: string;
   segments: number;
   providerMessageIds: string[];
+  /** Outcomes the store already held when the messages were recorded (their events came first). */
+  alreadyFinal: MessageOutcome[];
 }
 
 export interface CampaignPricing {
@@ -28,18 +34,30 @@ export interface CampaignBalance {
   spentThisMonth: number;
 }
 
-export function createCampaignProviderActivities(client: MessagingClient) {
+export function createCampaignProviderActivities(client: MessagingClient, store: MessageStore) {
   const signal = () => Context.current().cancellationSignal;
 
   return {
+    /**
+     * Sends one chunk, then records its messages (with their numbers, for the per-recipient report) as
+     * awaited by the campaign before completing: a retry after a crash gets the same answer from the
+     * provider under the same key and records them again, which changes nothing.
+     */
     async sendCampaignChunk(request: SmsSendRequest, idempotencyKey: string): Promise<CampaignChunkResult> {
       const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
+      const workflowId = Context.current().info.workflowExecution.workflowId;
+      const campaignKey = campaignKeyOf(workflowId);
+      const known = await store.register(
+        workflowId,
+        sent.messages.map((m) => ({ providerMessageId: m.provider_message_id, number: m.mobile_number, campaignKey })),
+      );
       return {
         campaignId: sent.campaign_id,
         cost: sent.cost,
         currency: sent.currency,
         segments: sent.segments,
         providerMessageIds: sent.messages.map((m) => m.provider_message_id),
+        alreadyFinal: known.map(outcomeFromStore),
       };
     },
 

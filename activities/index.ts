@@ -2,20 +2,20 @@
  * The worker's activities, built by factories over injected clients (dependency injection, no globals),
  * grouped by the task queue they run on. A new feature adds its factory to one of the two groups.
  */
-import type { Client } from '@temporalio/client';
 import type { MessagingClient } from '../src/client/index.js';
 import type { KeyRing } from '../src/crypto/keyring.js';
+import type { MessageStore } from '../src/store/index.js';
 import { createContactActivities } from './contacts.js';
 import { createOtpActivities } from './otp.js';
 import { createAudienceActivities } from './audience.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { createCampaignProviderActivities } from './campaign.js';
+import { createMessageStoreActivities } from './message-store.js';
 import { createProviderActivities } from './provider.js';
-import { createSubscriptionActivities } from './subscriptions.js';
 import { createVoiceActivities } from './voice.js';
 
 export { createProviderActivities } from './provider.js';
-export { createSubscriptionActivities } from './subscriptions.js';
+export { createMessageStoreActivities } from './message-store.js';
 export { FAILURE_TYPES } from './errors.js';
 export type { AudienceLoader, AudienceLoaders, AudiencePage, AudiencePageRequest } from './audience-loaders.js';
 
@@ -24,26 +24,33 @@ export interface ProviderActivitySecrets {
   otpKeyRing?: KeyRing;
 }
 
-/** Activities that call the provider: they run on the rate-limited provider queue. */
-export function createProviderQueueActivities(messaging: MessagingClient, secrets: ProviderActivitySecrets = {}) {
+/**
+ * Activities that call the provider: they run on the rate-limited provider queue. Those that send record
+ * the new messages in `store`, awaited by their workflow, before they complete.
+ */
+export function createProviderQueueActivities(
+  messaging: MessagingClient,
+  store: MessageStore,
+  secrets: ProviderActivitySecrets = {},
+) {
   return {
-    ...createProviderActivities(messaging),
-    ...createCampaignProviderActivities(messaging),
+    ...createProviderActivities(messaging, store),
+    ...createCampaignProviderActivities(messaging, store),
     ...createOtpActivities(messaging, secrets.otpKeyRing),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),
   };
 }
 
-/** What workflow-queue activities need beyond the Temporal client: user audience loaders, by name. */
+/** What workflow-queue activities need beyond the message store: user audience loaders, by name. */
 export interface WorkflowQueueActivityOptions {
   audienceLoaders?: AudienceLoaders;
 }
 
-/** Activities that talk to Temporal or local resources: they run on the workflows' own queue. */
-export function createWorkflowQueueActivities(temporal: Client, options: WorkflowQueueActivityOptions = {}) {
+/** Activities over the message store and local resources: they run on the workflows' own queue. */
+export function createWorkflowQueueActivities(store: MessageStore, options: WorkflowQueueActivityOptions = {}) {
   return {
-    ...createSubscriptionActivities(temporal),
+    ...createMessageStoreActivities(store),
     ...createAudienceActivities({ loaders: options.audienceLoaders }),
   };
 }

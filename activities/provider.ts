@@ -5,19 +5,34 @@
 import { Context } from '@temporalio/activity';
 import type { MessageStatus, SmsSendRequest, SmsSendResult } from '../src/api/index.js';
 import type { MessagingClient } from '../src/client/index.js';
+import type { MessageStore } from '../src/store/index.js';
+import type { MessageOutcome } from '../workflows/messages.js';
 import { callProvider } from './errors.js';
+import { outcomeFromStore } from './message-store.js';
 
 export interface MessageStatusRecord {
   status: MessageStatus;
   updatedAt: string;
 }
 
-export function createProviderActivities(client: MessagingClient) {
+export interface SentSms {
+  sent: SmsSendResult;
+  /** Outcomes the store already held when the messages were recorded (their events came first). */
+  alreadyFinal: MessageOutcome[];
+}
+
+export function createProviderActivities(client: MessagingClient, store: MessageStore) {
   const signal = () => Context.current().cancellationSignal;
 
   return {
-    async sendSms(request: SmsSendRequest, idempotencyKey: string): Promise<SmsSendResult> {
-      return callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
+    /** Sends, then records the messages as awaited by the calling workflow before completing. */
+    async sendSms(request: SmsSendRequest, idempotencyKey: string): Promise<SentSms> {
+      const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
+      const known = await store.register(
+        Context.current().info.workflowExecution.workflowId,
+        sent.messages.map((m) => ({ providerMessageId: m.provider_message_id, number: m.mobile_number })),
+      );
+      return { sent, alreadyFinal: known.map(outcomeFromStore) };
     },
 
     /** The provider's own record of a message: the fallback when no final event arrived in time. */

@@ -11,10 +11,10 @@ import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Scope } from './api/scopes.js';
 import { SCOPES } from './api/scopes.js';
 import { AuthenticationError, MessagingClient } from './client/index.js';
-import { isTemporalReachable } from './ingress/from-env.js';
+import { isReady } from './ingress/from-env.js';
 import { WEBHOOK_PATH } from './ingress/app.js';
 import { type RunningIngress, startIngress } from './ingress/server.js';
-import { temporalSignaler } from './ingress/signaler.js';
+import { outcomeRouter } from './ingress/outcome-router.js';
 import { standardWebhooksVerifier } from './ingress/verifier.js';
 import { type Logger, silentLogger } from './log.js';
 import { createIngressMetrics, withIngressMetrics } from './metrics/ingress.js';
@@ -22,6 +22,7 @@ import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } 
 import { Msgflow } from './starter/index.js';
 import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
+import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
 import { createMsgflowWorker, type MsgflowWorker } from './temporal/worker.js';
 import type { AudienceLoaders } from '../activities/audience-loaders.js';
 
@@ -50,6 +51,8 @@ export interface StackOptions {
   encryptionKey?: string;
   /** OTP's id hash key and seal key ring (see OtpEnv); fresh random ones when omitted. */
   otpKeys?: OtpKeys;
+  /** Where the message store lives (default: SQLite in memory, shared by this process's ingress and worker). */
+  store?: MessageStoreOptions;
 }
 
 export interface RunningStack {
@@ -60,6 +63,7 @@ export interface RunningStack {
   token: string;
   webhookSecret: string;
   ingress: RunningIngress;
+  store: MessageStore;
   worker?: MsgflowWorker;
   /** Resolves when the worker stops (after close(), or on its own failure); never, without a worker. */
   workerRun: Promise<void>;
@@ -98,22 +102,26 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const connection = await Connection.connect({ address: options.temporal.address });
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection, namespace: options.temporal.namespace, dataConverter });
+    const store = await openMessageStore(options.store ?? { file: ':memory:' });
+    cleanups.push(() => store.close());
 
     // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
     const host = options.ingress?.host ?? '127.0.0.1';
     const port = options.ingress?.port || (await freePort(host));
     const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
+    const metrics = createIngressMetrics();
     const ingress = await startIngress(
       withIngressMetrics(
         {
           host,
           port,
           verifier: standardWebhooksVerifier([webhookSecret]),
-          signaler: temporalSignaler({ client: temporal, taskQueue: options.taskQueue }),
-          isReady: () => isTemporalReachable(temporal),
+          store,
+          router: outcomeRouter({ store, client: temporal, onSignal: metrics.onSignal }),
+          isReady: () => isReady(temporal, store),
           logger,
         },
-        createIngressMetrics(),
+        metrics,
       ),
     );
     cleanups.push(() => ingress.close());
@@ -123,7 +131,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         ? { worker: undefined, workerRun: new Promise<void>(() => {}) }
         : await startWorker(
             { ...options, otpKeys },
-            temporal,
+            store,
             new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }),
             ratePerMinute,
             cleanups,
@@ -138,6 +146,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       token,
       webhookSecret,
       ingress,
+      store,
       worker,
       workerRun,
       messaging,
@@ -154,7 +163,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
 async function startWorker(
   options: StackOptions,
-  temporal: Client,
+  store: MessageStore,
   messaging: MessagingClient,
   ratePerMinute: number,
   cleanups: Array<() => Promise<unknown>>,
@@ -166,7 +175,7 @@ async function startWorker(
     namespace: options.temporal.namespace,
     taskQueue: options.taskQueue,
     messaging,
-    temporal,
+    store,
     providerRatePerMinute: ratePerMinute,
     workflowBundle: options.workflowBundle,
     audienceLoaders: options.audienceLoaders,

@@ -2,11 +2,11 @@
  * Waits for the final state of one provider message, whoever sent it: for backend services that send
  * through their own client and want a durable wait, and for operators re-checking a message.
  */
-import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { createSubscriptionActivities } from '../activities/subscriptions.js';
-import { type MessageOutcome, messageOutcomeSignal } from './messages.js';
-import { MESSAGE_STATUS_DEFAULTS } from './message-status.js';
-import { TEMPORAL_ACTIVITY_OPTIONS } from './options.js';
+import { condition } from '@temporalio/workflow';
+import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
+import { countMessageOutcomes } from '../src/metrics/workflow-metrics.js';
+import { awaitMessages, onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
+import type { MessageOutcome } from './messages.js';
 
 export interface AwaitMessageInput {
   providerMessageId: string;
@@ -16,15 +16,17 @@ export interface AwaitMessageInput {
 
 export async function awaitMessage({ providerMessageId, waitWindowMs }: AwaitMessageInput): Promise<MessageOutcome> {
   let outcome: MessageOutcome | undefined;
-  setHandler(messageOutcomeSignal, (o) => {
-    if (o.providerMessageId === providerMessageId) outcome ??= o;
-  });
-  const subscriptions = proxyActivities<ReturnType<typeof createSubscriptionActivities>>(TEMPORAL_ACTIVITY_OPTIONS);
-  await subscriptions.watchMessages({
-    providerMessageIds: [providerMessageId],
-    subscriber: workflowInfo().workflowId,
-    waitWindowMs: waitWindowMs ?? MESSAGE_STATUS_DEFAULTS.waitWindowMs,
-  });
-  await condition(() => outcome !== undefined);
+  const keep = (list: MessageOutcome[]) => {
+    if (outcome) return;
+    outcome = list.find((o) => o.providerMessageId === providerMessageId);
+    if (outcome) countMessageOutcomes([outcome]);
+  };
+  onMessageOutcomes(keep);
+
+  keep(await awaitMessages([providerMessageId]));
+  if (!(await condition(() => outcome !== undefined, waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS))) {
+    keep(await settleOpenMessages([providerMessageId]));
+  }
+  await releaseMessages();
   return outcome!;
 }

@@ -2,7 +2,14 @@
  * A campaign's state: everything a run hands to the next when it continues as new, kept bounded at any
  * audience size (counts, a cursor, at most `maxOutstanding` message ids and capped samples). Pure code.
  */
-import type { CostEstimate, InvalidRecipient, StateCounts } from '../src/api/campaign-io.js';
+import type {
+  CampaignPhase,
+  CampaignProgress,
+  CampaignResult,
+  CostEstimate,
+  InvalidRecipient,
+  StateCounts,
+} from '../src/api/campaign-io.js';
 import { FINAL_STATUSES, isFinalStatus, MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import type { MessageOutcome } from './messages.js';
 
@@ -41,8 +48,6 @@ export interface CampaignState {
   counts: StateCounts;
   /** Sent messages without an outcome yet, grouped by the deadline after which the campaign stops waiting. */
   outstanding: Array<{ deadline: number; ids: string[] }>;
-  /** Sent messages whose subscription was still being made when the last run closed: the next run makes it again. */
-  unwatched: string[][];
   notFinalCount: number;
   notFinalIds: string[];
   paused: boolean;
@@ -71,7 +76,6 @@ export function initialState(startedAt: string, audience: AudienceCursor): Campa
     currency: null,
     counts: Object.fromEntries(FINAL_STATUSES.map((s) => [s, 0])),
     outstanding: [],
-    unwatched: [],
     notFinalCount: 0,
     notFinalIds: [],
     paused: false,
@@ -103,14 +107,14 @@ export class Outstanding {
     return this.deadlines.delete(id);
   }
 
-  /** Removes and returns the ids whose deadline is at or before `now`. */
-  expire(now: number): string[] {
-    const expired: string[] = [];
+  /** Up to `limit` ids whose deadline is at or before `now`; they stay awaited until their outcome is recorded. */
+  overdue(now: number, limit: number): string[] {
+    const overdue: string[] = [];
     for (const [id, deadline] of this.deadlines) {
-      if (deadline <= now) expired.push(id);
+      if (overdue.length >= limit) break;
+      if (deadline <= now) overdue.push(id);
     }
-    for (const id of expired) this.deadlines.delete(id);
-    return expired;
+    return overdue;
   }
 
   nextDeadline(): number | null {
@@ -132,6 +136,36 @@ export class Outstanding {
   }
 }
 
+/** A chunk the provider accepted: its messages now await their outcome until `deadline`. */
+export function recordChunkSent(
+  state: CampaignState,
+  outstanding: Outstanding,
+  chunkNumber: number,
+  sent: { providerMessageIds: string[]; cost: number; currency: string },
+  deadline: number,
+): void {
+  state.pendingChunks = state.pendingChunks.filter((c) => c.number !== chunkNumber);
+  state.chunksSent += 1;
+  state.sent += sent.providerMessageIds.length;
+  state.cost += sent.cost;
+  state.currency = sent.currency;
+  outstanding.add(sent.providerMessageIds, deadline);
+}
+
+/**
+ * Counts each outcome the first time it arrives for a message still awaited; duplicates and ids this
+ * campaign does not await change nothing. Returns the outcomes that counted.
+ */
+export function recordOutcomes<T extends Pick<MessageOutcome, 'providerMessageId' | 'status'>>(
+  state: CampaignState,
+  outstanding: Outstanding,
+  outcomes: readonly T[],
+): T[] {
+  const counted = outcomes.filter((outcome) => outstanding.settle(outcome.providerMessageId));
+  for (const outcome of counted) recordOutcome(state, outcome);
+  return counted;
+}
+
 /** Counts one message's outcome: its final state, or its last known state when it never reached one. */
 export function recordOutcome(
   state: CampaignState,
@@ -150,4 +184,73 @@ export function recordInvalid(state: CampaignState, invalid: InvalidRecipient[])
   state.invalidCount += invalid.length;
   const room = MAX_REPORTED_ITEMS - state.invalidSample.length;
   if (room > 0) state.invalidSample.push(...invalid.slice(0, room));
+}
+
+/** What the `progress` query answers; `phase` and `windowOpensAt` come from the running loop. */
+export function progressOf(
+  state: CampaignState,
+  outstanding: Outstanding,
+  phase: CampaignPhase,
+  windowOpensAt: string | null,
+): CampaignProgress {
+  return {
+    phase,
+    paused: state.paused,
+    pausedReason: state.pausedReason,
+    cancelled: state.cancelled,
+    audience: {
+      read: state.entriesRead,
+      valid: state.valid,
+      invalid: state.invalidCount,
+      duplicates: state.duplicates,
+      total: state.audienceTotal,
+    },
+    sent: state.sent,
+    queued: outstanding.size,
+    counts: { ...state.counts },
+    cost: state.cost,
+    currency: currencyOf(state),
+    chunks: state.chunksSent,
+    estimate: state.estimate,
+    windowOpensAt,
+    runs: state.runs,
+    startedAt: state.startedAt,
+  };
+}
+
+export function resultOf(state: CampaignState, completedAt: string): CampaignResult {
+  return {
+    cancelled: state.cancelled,
+    sent: state.sent,
+    counts: { ...state.counts },
+    cost: state.cost,
+    currency: currencyOf(state),
+    chunks: state.chunksSent,
+    duplicates: state.duplicates,
+    invalid: { count: state.invalidCount, recipients: state.invalidSample },
+    notFinal: { count: state.notFinalCount, ids: state.notFinalIds },
+    estimate: state.estimate,
+    runs: state.runs,
+    startedAt: state.startedAt,
+    completedAt,
+  };
+}
+
+/** One line for the Temporal UI's "current details": where the campaign stands, without a query. */
+export function detailsOf(progress: CampaignProgress): string {
+  const final = Object.entries(progress.counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${status} ${n}`)
+    .join(', ');
+  const total = progress.audience.total ?? progress.audience.valid;
+  return [
+    `**${progress.phase}**${progress.pausedReason ? ` (${progress.pausedReason})` : ''}`,
+    `sent ${progress.sent} of ${total}, awaiting ${progress.queued}`,
+    `final: ${final || 'none yet'}`,
+    `cost ${progress.cost}${progress.currency ? ` ${progress.currency}` : ''}, run ${progress.runs}`,
+  ].join('\n\n');
+}
+
+function currencyOf(state: CampaignState): string | null {
+  return state.currency ?? state.estimate?.currency ?? null;
 }

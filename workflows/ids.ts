@@ -3,11 +3,6 @@
  * sender, an operator in the UI — reaches the same workflow from the same business key.
  */
 
-/** The message-status workflow of one provider message: found by the ingress and the sender alike. */
-export function messageWorkflowId(providerMessageId: string): string {
-  return `message:${providerMessageId}`;
-}
-
 /** Provider calls run on a sibling queue, throttled by the server to the provider's rate limit. */
 export function providerTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}-provider`;

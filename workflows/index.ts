@@ -1,6 +1,5 @@
 /** Every workflow the worker registers. Deterministic code only: nothing imported here does I/O. */
 export { awaitMessage } from './await-message.js';
-export { messageStatus } from './message-status.js';
 export { sendSms } from './send-sms.js';
 export { smsCampaign } from './campaign.js';
 export { checkContacts } from './contacts.js';

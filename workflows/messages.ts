@@ -2,23 +2,8 @@
  * Signals, queries and the data they carry. Shared by workflows, activities, the ingress and the starter;
  * nothing here does I/O, so it is safe inside the workflow sandbox.
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { FinalStatus, MessageStatus } from '../src/api/events.js';
-
-/** A final status reported by the provider's webhook. No phone number travels with it: it is not needed. */
-export interface StatusEvent {
-  status: FinalStatus;
-  /** When the provider says the state was reached (ISO 8601). */
-  timestamp: string;
-  /** The delivery id (`webhook-id`), for tracing. */
-  eventId?: string;
-}
-
-/** A workflow that wants the final state of a message, and how long it is willing to wait for an event. */
-export interface Subscription {
-  workflowId: string;
-  waitWindowMs?: number;
-}
+import { defineSignal } from '@temporalio/workflow';
+import type { MessageStatus } from '../src/api/events.js';
 
 /** How a final state became known. `timeout`: no final state by the end of the wait window. */
 export type OutcomeSource = 'webhook' | 'provider' | 'timeout';
@@ -31,8 +16,9 @@ export interface MessageOutcome {
   source: OutcomeSource;
 }
 
-export const statusEventSignal = defineSignal<[StatusEvent]>('statusEvent');
-export const subscribeSignal = defineSignal<[Subscription]>('subscribe');
-/** Sent by a message-status workflow to each subscriber once the message's outcome is known. */
-export const messageOutcomeSignal = defineSignal<[MessageOutcome]>('messageOutcome');
-export const outcomeQuery = defineQuery<MessageOutcome | null>('outcome');
+/**
+ * Sent by the ingress to a workflow waiting for its messages: every outcome a webhook delivery (or a few
+ * coalesced ones) settled for it, many at once. A duplicate or a later conflicting outcome is ignored by
+ * the receiver, which keeps the first it saw for each id.
+ */
+export const messageOutcomesSignal = defineSignal<[MessageOutcome[]]>('messageOutcomes');

@@ -11,9 +11,11 @@ export const PROVIDER_ACTIVITY_OPTIONS = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 } satisfies ActivityOptions;
 
-/** Calls to the Temporal service itself (signal-with-start of message-status workflows). */
-export const TEMPORAL_ACTIVITY_OPTIONS = {
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '30 seconds',
+/**
+ * Calls to msgflow's message store. Retried without a limit: a store that is down (a database restart)
+ * comes back, and every call is idempotent.
+ */
+export const STORE_ACTIVITY_OPTIONS = {
+  startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 } satisfies ActivityOptions;

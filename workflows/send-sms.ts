@@ -1,41 +1,44 @@
 /**
  * Sends one text to one or a few recipients and waits for each message's final delivery state.
- * Large sends are campaigns (`smsCampaign`); this is the per-message workflow a backend service awaits.
+ * Large sends are campaigns (`smsCampaign`); this is the workflow a backend service awaits for one send.
  */
-import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createProviderActivities } from '../activities/provider.js';
-import type { createSubscriptionActivities } from '../activities/subscriptions.js';
+import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
+import { countMessageOutcomes } from '../src/metrics/workflow-metrics.js';
 import { idempotencyKey, providerTaskQueue } from './ids.js';
-import { type MessageOutcome, messageOutcomeSignal } from './messages.js';
-import { MESSAGE_STATUS_DEFAULTS } from './message-status.js';
-import { PROVIDER_ACTIVITY_OPTIONS, TEMPORAL_ACTIVITY_OPTIONS } from './options.js';
-
-/** Grace beyond the wait window for the message workflows to ask the provider and report back. */
-const REPORT_GRACE_MS = 10 * 60 * 1000;
+import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
+import type { MessageOutcome } from './messages.js';
+import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();
-  setHandler(messageOutcomeSignal, (outcome) => {
-    if (!outcomes.has(outcome.providerMessageId)) outcomes.set(outcome.providerMessageId, outcome);
-  });
+  const keep = (list: MessageOutcome[]) => {
+    for (const outcome of list)
+      if (!outcomes.has(outcome.providerMessageId)) outcomes.set(outcome.providerMessageId, outcome);
+  };
+  onMessageOutcomes(keep);
 
   const { workflowId, taskQueue } = workflowInfo();
   const provider = proxyActivities<ReturnType<typeof createProviderActivities>>({
     ...PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(taskQueue),
   });
-  const subscriptions = proxyActivities<ReturnType<typeof createSubscriptionActivities>>(TEMPORAL_ACTIVITY_OPTIONS);
 
-  const sent = await provider.sendSms(
+  // The activity records the ids in the message store, awaited by this workflow, before it completes.
+  const { sent, alreadyFinal } = await provider.sendSms(
     { recipients: input.recipients, sender: input.sender, message: input.message },
     idempotencyKey(workflowId, 'send'),
   );
+  keep(alreadyFinal);
   const ids = sent.messages.map((m) => m.provider_message_id);
-  const waitWindowMs = input.waitWindowMs ?? MESSAGE_STATUS_DEFAULTS.waitWindowMs;
-  await subscriptions.watchMessages({ providerMessageIds: ids, subscriber: workflowId, waitWindowMs });
+  const open = () => ids.filter((id) => !outcomes.has(id));
 
-  await condition(() => ids.every((id) => outcomes.has(id)), waitWindowMs + REPORT_GRACE_MS);
+  if (!(await condition(() => open().length === 0, input.waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS))) {
+    keep(await settleOpenMessages(open()));
+  }
+  await releaseMessages();
 
   return {
     campaignId: sent.campaign_id,

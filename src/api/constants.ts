@@ -70,6 +70,11 @@ export const OTP_DEFAULTS = {
 /** A code sealed for the workflow: `v1.<keyId>.<data>` (see src/crypto). */
 export const SEALED_CODE_PATTERN = /^v1\.[\w-]{1,32}\.[\w-]+$/;
 
+// Waiting for a message's final state
+
+/** How long a sender waits for a message's final status event before asking the provider. */
+export const DEFAULT_WAIT_WINDOW_MS = 6 * 60 * 60 * 1000;
+
 // Campaigns
 
 /** How many invalid recipients and never-final message ids a progress report or result lists (the counts are exact). */

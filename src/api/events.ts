@@ -54,3 +54,28 @@ export type WebhookBody = z.infer<typeof WebhookBody>;
 export function eventsOf(body: WebhookBody): MessageStatusEvent[] {
   return 'type' in body ? body.events : [body];
 }
+
+/** An event of an authentic body that failed validation: kept for an operator, never silently dropped. */
+export interface RejectedEvent {
+  /** Its position in a batch body (0 for a single-event body). */
+  index: number;
+  reason: string;
+  event: unknown;
+}
+
+/**
+ * The events of an authentic body, each validated on its own: one malformed event in a batch does not cost
+ * the others. A body that is neither a batch nor an event is one rejected event.
+ */
+export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[]; rejected: RejectedEvent[] } {
+  const batch = z.object({ type: z.literal(BATCH_EVENT_TYPE), events: z.array(z.unknown()) }).safeParse(json);
+  const candidates = batch.success ? batch.data.events : [json];
+  const events: MessageStatusEvent[] = [];
+  const rejected: RejectedEvent[] = [];
+  candidates.forEach((candidate, index) => {
+    const parsed = MessageStatusEvent.safeParse(candidate);
+    if (parsed.success) events.push(parsed.data);
+    else rejected.push({ index, reason: z.prettifyError(parsed.error).replace(/\n/g, '; '), event: candidate });
+  });
+  return { events, rejected };
+}

@@ -1,14 +1,17 @@
 /**
- * The webhook ingress: raw body → signature → JSON → schema → one signal per event. It answers 2xx only
- * after Temporal accepted every signal of the body, 4xx when the delivery is not authentic or not
- * well-formed (nothing is signalled), and 503 with Retry-After when Temporal is unreachable, so the
- * provider's retry brings the event back later.
+ * The webhook ingress: raw body → signature → JSON → each event's schema → message store → one signal per
+ * waiting workflow. It answers 200 only after the store recorded the body and Temporal accepted its
+ * signals, 401 when the delivery is not authentic (nothing is recorded), and 503 with Retry-After when the
+ * store or Temporal is unreachable, so the provider's retry brings the events back later. An authentic
+ * event that fails validation is kept in the store's rejected events and named in the answer; the body's
+ * other events are recorded as usual.
  */
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import { type ErrorBody, detailsOf } from '../api/errors.js';
-import { eventsOf, WebhookBody } from '../api/events.js';
+import { parseWebhookEvents } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
-import { type StatusSignaler, TemporalUnavailableError } from './signaler.js';
+import type { MessageStore } from '../store/index.js';
+import { type OutcomeRouter, StoreUnavailableError, TemporalUnavailableError } from './outcome-router.js';
 import type { WebhookVerifier } from './verifier.js';
 
 export const WEBHOOK_PATH = '/webhooks/messaging';
@@ -17,6 +20,8 @@ const RETRY_AFTER_SECONDS = 5;
 export interface IngressHooks {
   /** Called once per request with its outcome, for metrics. */
   onDelivery?(outcome: DeliveryOutcome): void;
+  /** Called with the number of authentic events that failed validation in a request. */
+  onRejectedEvents?(count: number): void;
 }
 
 export interface DeliveryOutcome {
@@ -28,10 +33,12 @@ export interface DeliveryOutcome {
 
 export interface IngressAppOptions {
   verifier: WebhookVerifier;
-  signaler: StatusSignaler;
+  /** Where rejected events are kept. */
+  store: Pick<MessageStore, 'recordRejected'>;
+  router: OutcomeRouter;
   /** Largest body accepted; a batch of 1,000 events fits well within the default. */
   maxBodyBytes?: number;
-  /** Answers /readyz: true when Temporal is reachable. */
+  /** Answers /readyz: true when Temporal and the store are reachable. */
   isReady?: () => Promise<boolean>;
   logger?: Logger;
   hooks?: IngressHooks;
@@ -46,7 +53,8 @@ export interface MetricsEndpoint {
 
 export function createIngressApp({
   verifier,
-  signaler,
+  store,
+  router,
   maxBodyBytes = 1024 * 1024,
   isReady = async () => true,
   logger = silentLogger,
@@ -61,7 +69,7 @@ export function createIngressApp({
   });
   app.get('/readyz', async (_req, res) => {
     const ready = await isReady().catch(() => false);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'temporal_unreachable' });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
   if (metrics) {
     app.get('/metrics', async (_req, res) => {
@@ -74,7 +82,7 @@ export function createIngressApp({
     express.raw({ type: () => true, limit: maxBodyBytes }),
     async (req: Request, res: Response) => {
       const started = performance.now();
-      const finish = (status: number, body: ErrorBody | { received: number }, events = 0) => {
+      const finish = (status: number, body: ErrorBody | { received: number; rejected: unknown[] }, events = 0) => {
         hooks.onDelivery?.({
           status,
           code: 'code' in body ? body.code : undefined,
@@ -95,28 +103,34 @@ export function createIngressApp({
       try {
         json = JSON.parse(raw.toString('utf8'));
       } catch {
-        return finish(400, { code: 'invalid_json', message: 'The body is not valid JSON' });
+        json = undefined;
       }
-      const parsed = WebhookBody.safeParse(json);
-      if (!parsed.success) {
-        return finish(422, {
-          code: 'validation_failed',
-          message: 'The body is neither a message status event nor a batch of them',
-          details: detailsOf(parsed.error),
-        });
-      }
+      const { events, rejected } =
+        json === undefined
+          ? { events: [], rejected: [{ index: 0, reason: 'the body is not valid JSON', event: raw.toString('utf8') }] }
+          : parseWebhookEvents(json);
 
-      const events = eventsOf(parsed.data);
       try {
-        await signaler.deliver(events, verdict.id);
+        for (const r of rejected) await store.recordRejected(r.reason, r.event);
+        await router.deliver(events, verdict.id);
       } catch (error) {
-        if (!(error instanceof TemporalUnavailableError)) throw error;
-        logger.error('temporal unavailable; asking the provider to redeliver', { error, deliveryId: verdict.id });
+        if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
+        const code = error instanceof StoreUnavailableError ? 'store_unavailable' : 'temporal_unavailable';
+        logger.error(`${code}; asking the provider to redeliver`, { error, deliveryId: verdict.id });
         res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-        return finish(503, { code: 'temporal_unavailable', message: 'Try again later' }, events.length);
+        return finish(503, { code, message: 'Try again later' }, events.length);
+      }
+      if (rejected.length) {
+        // Authentic but malformed: a retry would not fix it, so it is kept for an operator and acknowledged.
+        logger.warn('webhook events rejected', { deliveryId: verdict.id, rejected: rejected.length });
+        hooks.onRejectedEvents?.(rejected.length);
       }
       logger.debug('webhook accepted', { deliveryId: verdict.id, events: events.length });
-      finish(200, { received: events.length }, events.length);
+      finish(
+        200,
+        { received: events.length, rejected: rejected.map(({ index, reason }) => ({ index, reason })) },
+        events.length,
+      );
     },
   );
 

@@ -1,38 +1,58 @@
 /** The ingress wired from the environment (`msgflow ingress`). */
 import type { Client } from '@temporalio/client';
-import { ConfigError, IngressEnv, parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { ConfigError, IngressEnv, parseEnv, TemporalEnv } from '../config.js';
 import type { Logger } from '../log.js';
 import { createIngressMetrics, withIngressMetrics } from '../metrics/ingress.js';
 import { connectClient } from '../temporal/connection.js';
 import { dataConverterFromEnv } from '../temporal/data-converter.js';
 import { type RunningIngress, startIngress } from './server.js';
-import { temporalSignaler } from './signaler.js';
+import { type MessageStore, openMessageStore, storeOptionsFromEnv } from '../store/index.js';
+import { outcomeRouter } from './outcome-router.js';
 import { standardWebhooksVerifier } from './verifier.js';
 
 export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningIngress> {
   const ingress = parseEnv(IngressEnv, env);
-  const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, env);
   if (!ingress.MSGFLOW_WEBHOOK_SECRETS?.length) {
     throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
   }
   // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
   const client = await connectClient(parseEnv(TemporalEnv, env), { dataConverter: dataConverterFromEnv(env) });
-  return startIngress(
-    withIngressMetrics(
-      {
-        host: ingress.MSGFLOW_INGRESS_HOST,
-        port: ingress.MSGFLOW_INGRESS_PORT,
-        verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
-        signaler: temporalSignaler({ client, taskQueue: MSGFLOW_TASK_QUEUE }),
-        isReady: () => isTemporalReachable(client),
-        logger,
-      },
-      createIngressMetrics(),
-    ),
-  );
+  const store = await openMessageStore(storeOptionsFromEnv(env));
+  const metrics = createIngressMetrics();
+  try {
+    const running = await startIngress(
+      withIngressMetrics(
+        {
+          host: ingress.MSGFLOW_INGRESS_HOST,
+          port: ingress.MSGFLOW_INGRESS_PORT,
+          verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
+          store,
+          router: outcomeRouter({ store, client, onSignal: metrics.onSignal }),
+          isReady: () => isReady(client, store),
+          logger,
+        },
+        metrics,
+      ),
+    );
+    return { ...running, close: () => running.close().finally(() => store.close()) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
-/** Readiness: the ingress is only useful while it can hand events to Temporal. */
+/** Readiness: the ingress is only useful while it can record events and hand them to Temporal. */
+export async function isReady(client: Client, store: Pick<MessageStore, 'ping'>): Promise<boolean> {
+  const [temporal, stored] = await Promise.all([
+    isTemporalReachable(client),
+    store.ping().then(
+      () => true,
+      () => false,
+    ),
+  ]);
+  return temporal && stored;
+}
+
 export async function isTemporalReachable(client: Client): Promise<boolean> {
   try {
     await client.withDeadline(Date.now() + 2000, () => client.workflowService.getSystemInfo({}));

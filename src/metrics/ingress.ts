@@ -1,11 +1,12 @@
 /**
  * The ingress's Prometheus metrics (prom-client), served on the ingress's own port at GET /metrics:
- * deliveries by HTTP status, status events received, signature rejections by reason, and how long Temporal
- * took to accept a delivery's signals. One registry per ingress, so several can share a process (tests).
+ * deliveries by HTTP status, status events received, signature rejections by reason, events rejected by
+ * validation, outcomes per signal, and how long the store and Temporal took to take a delivery. One
+ * registry per ingress, so several can share a process (tests).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { DeliveryOutcome, IngressAppOptions } from '../ingress/app.js';
-import type { StatusSignaler } from '../ingress/signaler.js';
+import type { OutcomeRouter } from '../ingress/outcome-router.js';
 import { METRICS } from './names.js';
 
 /** Seconds: a signal round trip is milliseconds when healthy, seconds when Temporal struggles. */
@@ -14,8 +15,11 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export interface IngressMetrics {
   registry: Registry;
   onDelivery(outcome: DeliveryOutcome): void;
-  /** The same signaler, timed. */
-  instrument(signaler: StatusSignaler): StatusSignaler;
+  onRejectedEvents(count: number): void;
+  /** Called with the number of outcomes each signal carried (`outcomeRouter`'s `onSignal`). */
+  onSignal(outcomes: number): void;
+  /** The same router, timed. */
+  instrument(router: OutcomeRouter): OutcomeRouter;
 }
 
 export function createIngressMetrics({ processMetrics = true }: { processMetrics?: boolean } = {}): IngressMetrics {
@@ -40,9 +44,20 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  const invalidEvents = new Counter({
+    name: METRICS.ingressEventsRejected,
+    help: 'Events of authentic deliveries that failed validation (kept in the message store for an operator)',
+    registers: [registry],
+  });
+  const outcomesPerSignal = new Histogram({
+    name: METRICS.ingressOutcomesPerSignal,
+    help: 'Outcomes carried by one signal to a waiting workflow',
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000],
+    registers: [registry],
+  });
   const signalSeconds = new Histogram({
     name: METRICS.ingressSignalSeconds,
-    help: "Time for Temporal to accept every signal of one delivery (its events' signal-with-start calls)",
+    help: 'Time for the store to record one delivery and Temporal to accept its signals',
     labelNames: ['result'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry],
@@ -64,12 +79,18 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
       if (status === 200) events.inc({ result: 'signalled' }, count);
       if (status === 503) events.inc({ result: 'deferred' }, count);
     },
-    instrument(signaler) {
+    onRejectedEvents(count) {
+      invalidEvents.inc(count);
+    },
+    onSignal(outcomes) {
+      outcomesPerSignal.observe(outcomes);
+    },
+    instrument(router) {
       return {
         async deliver(batch, deliveryId) {
           const stop = signalSeconds.startTimer();
           try {
-            await signaler.deliver(batch, deliveryId);
+            await router.deliver(batch, deliveryId);
             stop({ result: 'accepted' });
           } catch (error) {
             stop({ result: 'failed' });
@@ -81,17 +102,21 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
   };
 }
 
-/** Adds metrics to an ingress's options: the timed signaler, the delivery hook and the /metrics endpoint. */
+/** Adds metrics to an ingress's options: the timed router, the delivery hooks and the /metrics endpoint. */
 export function withIngressMetrics<T extends IngressAppOptions>(options: T, metrics: IngressMetrics): T {
-  const { onDelivery } = options.hooks ?? {};
+  const { onDelivery, onRejectedEvents } = options.hooks ?? {};
   return {
     ...options,
-    signaler: metrics.instrument(options.signaler),
+    router: metrics.instrument(options.router),
     hooks: {
       ...options.hooks,
       onDelivery(outcome: DeliveryOutcome) {
         metrics.onDelivery(outcome);
         onDelivery?.(outcome);
+      },
+      onRejectedEvents(count: number) {
+        metrics.onRejectedEvents(count);
+        onRejectedEvents?.(count);
       },
     },
     metrics: { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() },

@@ -7,6 +7,8 @@ export const METRICS = {
   ingressDeliveries: 'msgflow_ingress_deliveries_total',
   ingressEventsReceived: 'msgflow_ingress_events_received_total',
   ingressSignatureRejections: 'msgflow_ingress_signature_rejections_total',
+  ingressEventsRejected: 'msgflow_ingress_events_rejected_total',
+  ingressOutcomesPerSignal: 'msgflow_ingress_outcomes_per_signal',
   ingressSignalSeconds: 'msgflow_ingress_signal_duration_seconds',
   ingressRequestSeconds: 'msgflow_ingress_request_duration_seconds',
   // Worker (the Temporal SDK's meter, exported with the SDK's own metrics on the worker's metrics address).

@@ -6,13 +6,13 @@ import { metricMeter } from '@temporalio/workflow';
 import type { MessageOutcome } from '../../workflows/messages.js';
 import { METRICS } from './names.js';
 
-/** One message's outcome became known (its message-status workflow decided it). */
-export function countMessageOutcome({ status, source }: Pick<MessageOutcome, 'status' | 'source'>): void {
-  metricMeter
-    .createCounter(
-      METRICS.messageOutcomes,
-      'messages',
-      'Messages whose outcome became known, by status and how it became known',
-    )
-    .add(1, { status, source });
+/** Outcomes a workflow accepted for its messages (each message counted once, by the workflow that sent it). */
+export function countMessageOutcomes(outcomes: ReadonlyArray<Pick<MessageOutcome, 'status' | 'source'>>): void {
+  if (outcomes.length === 0) return;
+  const counter = metricMeter.createCounter(
+    METRICS.messageOutcomes,
+    'messages',
+    'Messages whose outcome became known, by status and how it became known',
+  );
+  for (const { status, source } of outcomes) counter.add(1, { status, source });
 }

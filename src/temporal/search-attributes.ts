@@ -13,6 +13,8 @@ export const MsgflowProviderMessageId = defineSearchAttributeKey(
 );
 export const MsgflowFinalStatus = defineSearchAttributeKey('MsgflowFinalStatus', SearchAttributeType.KEYWORD);
 export const MsgflowSender = defineSearchAttributeKey('MsgflowSender', SearchAttributeType.KEYWORD);
+/** A campaign's phase (sending, paused, draining…), so the UI's list can filter on it without a query. */
+export const MsgflowCampaignPhase = defineSearchAttributeKey('MsgflowCampaignPhase', SearchAttributeType.KEYWORD);
 
 // `satisfies` keeps every key a Keyword: SEARCH_ATTRIBUTE_DEFINITIONS below relies on it.
 export const SA = {
@@ -21,6 +23,7 @@ export const SA = {
   providerMessageId: MsgflowProviderMessageId,
   finalStatus: MsgflowFinalStatus,
   sender: MsgflowSender,
+  campaignPhase: MsgflowCampaignPhase,
 } as const satisfies Record<string, { name: string; type: typeof SearchAttributeType.KEYWORD }>;
 
 /** Name -> type as the Temporal CLI spells it (`--search-attribute Name=Keyword`). */

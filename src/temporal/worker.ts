@@ -3,7 +3,6 @@
  * on the sibling queue, whose rate the Temporal server enforces across every worker on it.
  */
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
@@ -16,7 +15,8 @@ import { createLogger } from '../log.js';
 import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpSealKeyRingFromEnv } from '../starter/otp.js';
-import { connectClient, connectWorkerConnection } from './connection.js';
+import { type MessageStore, openMessageStore, storeOptionsFromEnv } from '../store/index.js';
+import { connectWorkerConnection } from './connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
 import { TASK_QUEUES } from './task-queues.js';
 
@@ -24,9 +24,9 @@ const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
 
 /**
- * Workflows kept in the worker's cache. Every message has a workflow that lingers after its outcome, and the
- * SDK's memory-based default lets a few thousand of them overrun the heap; an evicted workflow is simply
- * replayed when it next has work, so a modest cap costs only some replay time.
+ * Workflows kept in the worker's cache. The SDK's memory-based default can let thousands of open workflows
+ * (OTP sessions, single sends) overrun the heap; an evicted workflow is simply replayed when it next has
+ * work, so a modest cap costs only some replay time.
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 1000;
 
@@ -37,15 +37,15 @@ export interface MsgflowWorkerOptions {
   taskQueue?: string;
   /** Provider client, built with in-process retries off so Temporal owns every retry. */
   messaging: MessagingClient;
-  /** For activities that signal message workflows. */
-  temporal: Client;
+  /** The message store: sending activities record their messages in it, awaited by their workflow. */
+  store: MessageStore;
   /** The provider token's request limit; enforced by the server on the provider queue. */
   providerRatePerMinute: number;
   /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
-  /** Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS). A campaign's messages are a workflow each: lower it where memory is tight. */
+  /** Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS): lower it where memory is tight. */
   maxCachedWorkflows?: number;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;
@@ -59,7 +59,7 @@ export interface MsgflowWorker {
 }
 
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
-  const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, temporal } = options;
+  const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, store } = options;
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // A prebuilt bundle already carries the failure converter (bundleMsgflowWorkflows).
   const workflowSource = options.workflowBundle
@@ -71,7 +71,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     taskQueue,
     dataConverter,
     ...workflowSource,
-    activities: createWorkflowQueueActivities(temporal, { audienceLoaders: options.audienceLoaders }),
+    activities: createWorkflowQueueActivities(store, { audienceLoaders: options.audienceLoaders }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
   });
   const provider = await Worker.create({
@@ -79,7 +79,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     namespace,
     taskQueue: providerTaskQueue(taskQueue),
     dataConverter,
-    activities: createProviderQueueActivities(messaging, { otpKeyRing: options.otpKeyRing }),
+    activities: createProviderQueueActivities(messaging, store, { otpKeyRing: options.otpKeyRing }),
     interceptors: { activity: [providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
   });
@@ -132,16 +132,21 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     token: provider.MSGFLOW_API_TOKEN,
     maxRetries: 0,
   });
-  return createMsgflowWorker({
+  const store = await openMessageStore(storeOptionsFromEnv(env));
+  const worker = await createMsgflowWorker({
     connection: await connectWorkerConnection(temporalEnv),
     namespace: temporalEnv.TEMPORAL_NAMESPACE,
     taskQueue: MSGFLOW_TASK_QUEUE,
     messaging,
-    temporal: await connectClient(temporalEnv, { dataConverter }),
+    store,
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
     audienceLoaders: MSGFLOW_AUDIENCE_LOADERS ? await importAudienceLoaders(MSGFLOW_AUDIENCE_LOADERS) : undefined,
     maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
     otpKeyRing: otpSealKeyRingFromEnv(env),
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
   });
+  return { ...worker, run: () => worker.run().finally(() => store.close()) };
 }

@@ -1,0 +1,45 @@
+/**
+ * Activities over the message store: a workflow starts waiting for messages sent by another client, reads
+ * outcomes once more when its wait window ends, and stops waiting when it is done. Each records or reads
+ * for the calling workflow, named by the activity's own context.
+ */
+import { Context } from '@temporalio/activity';
+import type { FinalOutcome, MessageStore } from '../src/store/index.js';
+import type { MessageOutcome } from '../workflows/messages.js';
+
+export interface MessageIds {
+  providerMessageIds: string[];
+}
+
+export function createMessageStoreActivities(store: MessageStore) {
+  const waiter = () => Context.current().info.workflowExecution.workflowId;
+  return {
+    /** Records the calling workflow as waiting for these messages; answers the outcomes already known. */
+    async awaitMessages({ providerMessageIds }: MessageIds): Promise<MessageOutcome[]> {
+      const known = await store.register(
+        waiter(),
+        providerMessageIds.map((providerMessageId) => ({ providerMessageId })),
+      );
+      return known.map(outcomeFromStore);
+    },
+
+    async readOutcomes({ providerMessageIds }: MessageIds): Promise<MessageOutcome[]> {
+      return (await store.outcomes(providerMessageIds)).map(outcomeFromStore);
+    },
+
+    /** The calling workflow stops waiting for these messages, or for all of its messages. */
+    async releaseMessages({ providerMessageIds }: Partial<MessageIds>): Promise<void> {
+      await store.release(waiter(), providerMessageIds);
+    },
+  };
+}
+
+/** A final outcome recorded from a webhook event, as workflows see it. */
+export function outcomeFromStore(outcome: FinalOutcome): MessageOutcome {
+  return {
+    providerMessageId: outcome.providerMessageId,
+    status: outcome.status,
+    timestamp: outcome.timestamp,
+    source: 'webhook',
+  };
+}

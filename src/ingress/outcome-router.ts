@@ -1,0 +1,141 @@
+/**
+ * Turns verified status events into outcome signals: every event is recorded in the message store first,
+ * then each workflow waiting for one of the body's messages gets one signal carrying all of its outcomes.
+ * Signals for the same workflow from requests that arrive together are coalesced for a few milliseconds.
+ * A body is acknowledged only once the store recorded it and Temporal accepted its signals; when either
+ * cannot be reached the caller answers 503 so the provider redelivers (its retries are the buffer).
+ */
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { MessageStatusEvent } from '../api/events.js';
+import type { MessageStore, WaiterOutcomes } from '../store/index.js';
+import { outcomeFromStore } from '../../activities/message-store.js';
+import { type MessageOutcome, messageOutcomesSignal } from '../../workflows/messages.js';
+
+export interface OutcomeRouter {
+  /** Resolves once every event is recorded and every waiting workflow was signalled. */
+  deliver(events: MessageStatusEvent[], deliveryId: string): Promise<void>;
+}
+
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+export class TemporalUnavailableError extends Error {
+  override name = 'TemporalUnavailableError';
+}
+
+export interface OutcomeRouterOptions {
+  store: MessageStore;
+  client: Client;
+  /** How long a signal waits for more outcomes for the same workflow (default 20 ms). */
+  coalesceMs?: number;
+  /** Most outcomes in one signal; a fuller batch goes at once (default 2,000). */
+  maxOutcomesPerSignal?: number;
+  /**
+   * Deadline of each signal call, so a down server turns into a prompt 503 instead of a hung request: all
+   * attempts together stay well under the usual webhook timeout of providers (about 10 s).
+   */
+  callTimeoutMs?: number;
+  /** Short retries, for a workflow that is busy closing (BUSY_WORKFLOW) or a network blip. */
+  attempts?: number;
+  /** Called with the number of outcomes each signal carried, for metrics. */
+  onSignal?(outcomes: number): void;
+}
+
+export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
+  const { store } = options;
+  const signals = new SignalCoalescer(options);
+  return {
+    async deliver(events, deliveryId) {
+      let waiting: WaiterOutcomes[];
+      try {
+        waiting = await store.recordEvents(
+          events.map((e) => ({
+            providerMessageId: e.provider_message_id,
+            status: e.status,
+            timestamp: e.timestamp,
+            eventId: deliveryId,
+          })),
+        );
+      } catch (error) {
+        throw new StoreUnavailableError(`the message store did not record the events: ${describe(error)}`, {
+          cause: error,
+        });
+      }
+      await Promise.all(waiting.map((w) => signals.send(w.workflowId, w.outcomes.map(outcomeFromStore))));
+    },
+  };
+}
+
+interface PendingSignal {
+  outcomes: Map<string, MessageOutcome>;
+  callers: Array<{ resolve(): void; reject(error: unknown): void }>;
+  timer: NodeJS.Timeout;
+}
+
+/** One signal per workflow per short window, carrying every outcome the window gathered for it. */
+class SignalCoalescer {
+  private readonly pending = new Map<string, PendingSignal>();
+  private readonly coalesceMs: number;
+  private readonly maxOutcomes: number;
+
+  constructor(private readonly options: OutcomeRouterOptions) {
+    this.coalesceMs = options.coalesceMs ?? 20;
+    this.maxOutcomes = options.maxOutcomesPerSignal ?? 2000;
+  }
+
+  send(workflowId: string, outcomes: MessageOutcome[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let batch = this.pending.get(workflowId);
+      if (!batch) {
+        batch = { outcomes: new Map(), callers: [], timer: setTimeout(() => this.flush(workflowId), this.coalesceMs) };
+        this.pending.set(workflowId, batch);
+      }
+      for (const outcome of outcomes) batch.outcomes.set(outcome.providerMessageId, outcome);
+      batch.callers.push({ resolve, reject });
+      if (batch.outcomes.size >= this.maxOutcomes) this.flush(workflowId);
+    });
+  }
+
+  private flush(workflowId: string): void {
+    const batch = this.pending.get(workflowId);
+    if (!batch) return;
+    this.pending.delete(workflowId);
+    clearTimeout(batch.timer);
+    const outcomes = [...batch.outcomes.values()];
+    this.signal(workflowId, outcomes).then(
+      () => {
+        this.options.onSignal?.(outcomes.length);
+        for (const caller of batch.callers) caller.resolve();
+      },
+      (error: unknown) => {
+        for (const caller of batch.callers) caller.reject(error);
+      },
+    );
+  }
+
+  private async signal(workflowId: string, outcomes: MessageOutcome[]): Promise<void> {
+    const { client, callTimeoutMs = 2000, attempts = 2 } = this.options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.withDeadline(Date.now() + callTimeoutMs, () =>
+          client.workflow.getHandle(workflowId).signal(messageOutcomesSignal, outcomes),
+        );
+        return;
+      } catch (error) {
+        // The workflow has closed (completed, cancelled or terminated): nobody is left to tell.
+        if (error instanceof WorkflowNotFoundError) return;
+        if (attempt >= attempts) {
+          throw new TemporalUnavailableError(`Temporal did not accept the signal: ${describe(error)}`, {
+            cause: error,
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
