@@ -207,3 +207,25 @@ export const MetricsEnv = z.object({
     .optional(),
 });
 export type MetricsEnv = z.infer<typeof MetricsEnv>;
+
+/**
+ * The message store (src/store): SQLite at MSGFLOW_STORE_FILE unless MSGFLOW_DATABASE_URL names a
+ * PostgreSQL database. With MSGFLOW_ENCRYPTION_KEY, recipient numbers are stored encrypted, and
+ * MSGFLOW_STORE_LOOKUP_KEY (its own key, kept when the encryption key rotates) keys their lookup hashes.
+ */
+export const StoreEnv = z
+  .object({
+    MSGFLOW_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL')
+      .optional(),
+    MSGFLOW_STORE_FILE: z.string().min(1).default(`${DATA_DIR}/msgflow.db`),
+    MSGFLOW_ENCRYPTION_KEY: z.string().min(1).optional(),
+    MSGFLOW_STORE_LOOKUP_KEY: base64Key.optional(),
+  })
+  .refine((env) => !env.MSGFLOW_ENCRYPTION_KEY || env.MSGFLOW_STORE_LOOKUP_KEY, {
+    message:
+      'with MSGFLOW_ENCRYPTION_KEY set, the store also needs MSGFLOW_STORE_LOOKUP_KEY (base64 of 32 random bytes)',
+    path: ['MSGFLOW_STORE_LOOKUP_KEY'],
+  });
+export type StoreEnv = z.infer<typeof StoreEnv>;

@@ -1,0 +1,19 @@
+/** The store's options from the environment (see StoreEnv in src/config.ts). */
+import { parseEnv, StoreEnv } from '../config.js';
+import { parseKeyRing } from '../crypto/keyring.js';
+import type { MessageStoreOptions } from './types.js';
+
+export function storeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): MessageStoreOptions {
+  const config = parseEnv(StoreEnv, env);
+  return {
+    ...(config.MSGFLOW_DATABASE_URL ? { url: config.MSGFLOW_DATABASE_URL } : { file: config.MSGFLOW_STORE_FILE }),
+    ...(config.MSGFLOW_ENCRYPTION_KEY && config.MSGFLOW_STORE_LOOKUP_KEY
+      ? {
+          encryption: {
+            ring: parseKeyRing(config.MSGFLOW_ENCRYPTION_KEY),
+            lookupKey: Buffer.from(config.MSGFLOW_STORE_LOOKUP_KEY, 'base64'),
+          },
+        }
+      : {}),
+  };
+}

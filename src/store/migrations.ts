@@ -1,0 +1,74 @@
+/**
+ * The store's schema history. Each migration runs once, in order, in its own transaction, recorded in
+ * `schema_migrations`; never edit a released one, append a new one. Times we take are integer ms since
+ * the epoch; the provider's timestamps are kept as received (text).
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+const V1_MESSAGES = (bigint: string) => `
+CREATE TABLE messages (
+  provider_message_id TEXT PRIMARY KEY,
+  final_status TEXT,
+  final_timestamp TEXT,
+  final_event_id TEXT,
+  last_status TEXT,
+  last_status_timestamp TEXT,
+  -- The number: clear, or sealed (v1.<keyId>.<data>) when a key ring is configured.
+  recipient TEXT,
+  -- For lookups by number: the number, or its HMAC-SHA256 under the lookup key when encrypted.
+  recipient_lookup TEXT,
+  campaign_key TEXT,
+  first_seen_at ${bigint} NOT NULL,
+  last_seen_at ${bigint} NOT NULL
+);
+CREATE INDEX messages_by_campaign ON messages (campaign_key, provider_message_id) WHERE campaign_key IS NOT NULL;
+CREATE INDEX messages_by_recipient ON messages (recipient_lookup) WHERE recipient_lookup IS NOT NULL;
+CREATE INDEX messages_by_last_seen ON messages (last_seen_at);
+
+CREATE TABLE waiters (
+  provider_message_id TEXT NOT NULL,
+  workflow_id TEXT NOT NULL,
+  registered_at ${bigint} NOT NULL,
+  released_at ${bigint},
+  PRIMARY KEY (provider_message_id, workflow_id)
+);
+CREATE INDEX waiters_by_workflow ON waiters (workflow_id);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'messages and waiters',
+    sqlite: V1_MESSAGES('INTEGER'),
+    postgres: V1_MESSAGES('BIGINT'),
+  },
+  {
+    version: 2,
+    name: 'rejected events',
+    sqlite: `
+CREATE TABLE rejected_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  received_at INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  -- The event as received (JSON), sealed when a key ring is configured: it holds a phone number.
+  event TEXT NOT NULL
+);
+CREATE INDEX rejected_events_by_time ON rejected_events (received_at);
+`,
+    postgres: `
+CREATE TABLE rejected_events (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  received_at BIGINT NOT NULL,
+  reason TEXT NOT NULL,
+  event TEXT NOT NULL
+);
+CREATE INDEX rejected_events_by_time ON rejected_events (received_at);
+`,
+  },
+];

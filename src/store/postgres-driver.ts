@@ -1,0 +1,56 @@
+/** PostgreSQL through node-postgres: a small pool; every store operation is one READ COMMITTED transaction. */
+import pg from 'pg';
+import type { Driver, Executor, SqlValue } from './driver.js';
+
+/** BIGINT (our ms times) as numbers: they stay far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** The store's SQL uses `?`; PostgreSQL numbers its parameters. None of our statements has a literal `?`. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** Any constant 64-bit key, the same in every msgflow process: serialises concurrent migrations. */
+const MIGRATION_LOCK_KEY = 0x6d7366_6c6f77; // "msflow"
+
+export function openPostgresDriver(url: string, poolSize: number): Driver {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+
+  return {
+    dialect: 'postgres',
+    transaction: (fn) => inTransaction('BEGIN', fn),
+    read: (fn) => inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn),
+    lockForMigration: async (tx) => void (await tx.all('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])),
+    close: () => pool.end(),
+  };
+
+  async function inTransaction<T>(begin: string, fn: (tx: Executor) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const tx: Executor = {
+      all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) =>
+        (await client.query<T>(numbered(sql), params as SqlValue[])).rows,
+      run: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rowCount ?? 0,
+      exec: async (sql) => void (await client.query(sql)),
+    };
+    let broken = false;
+    try {
+      await client.query(begin);
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The message store's contract: which workflows wait for which provider message, and what the provider's
+ * status events said about it. Both dialects (SQLite, PostgreSQL) implement `MessageStore` the same way.
+ */
+import type { KeyRing } from '../crypto/keyring.js';
+import type { FinalStatus } from '../api/constants.js';
+import type { Migration } from './migrations.js';
+
+/** A message a sender just got an id for. `number` and `campaignKey` feed per-recipient reports. */
+export interface SentMessage {
+  providerMessageId: string;
+  /** The recipient (E.164); stored encrypted when the store has a key ring. */
+  number?: string;
+  campaignKey?: string;
+}
+
+/** One status event as the ingress received it (already verified and validated). */
+export interface StatusEventRecord {
+  providerMessageId: string;
+  /** A final status, or a non-final one such as `sent`. */
+  status: string;
+  /** When the provider says the state was reached (ISO 8601, as received). */
+  timestamp: string;
+  /** The delivery id (`webhook-id`), for tracing. */
+  eventId?: string;
+}
+
+/** The first final state recorded for a message. */
+export interface FinalOutcome {
+  providerMessageId: string;
+  status: FinalStatus;
+  timestamp: string;
+  eventId: string | null;
+}
+
+/** What to signal: each waiting workflow with the final outcomes of the messages it waits for. */
+export interface WaiterOutcomes {
+  workflowId: string;
+  outcomes: FinalOutcome[];
+}
+
+export interface Waiter {
+  workflowId: string;
+  /** Milliseconds since the epoch. */
+  registeredAt: number;
+  releasedAt: number | null;
+}
+
+/** Everything held about one message. Times without a suffix are the provider's; `*At` numbers are ours (ms). */
+export interface StoredMessage {
+  providerMessageId: string;
+  final: FinalOutcome | null;
+  /** The last non-final status seen, and its event's timestamp. */
+  lastStatus: string | null;
+  lastStatusTimestamp: string | null;
+  number: string | null;
+  campaignKey: string | null;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  waiters: Waiter[];
+}
+
+export interface ReportQuery {
+  campaignKey: string;
+  /** Only rows whose current status (the final one, else the last seen) is this. */
+  status?: string;
+  /** The `next` cursor of the previous page. */
+  after?: string;
+  /** 1..1000 */
+  limit: number;
+}
+
+export interface ReportRow {
+  providerMessageId: string;
+  number: string | null;
+  /** The final status, else the last non-final one, else null (sent, nothing heard yet). */
+  status: string | null;
+  final: boolean;
+  /** The provider's timestamp of that status. */
+  timestamp: string | null;
+}
+
+export interface Page<T> {
+  rows: T[];
+  /** Pass as `after` for the next page; null on the last page. */
+  next: string | null;
+}
+
+export interface RejectedEvent {
+  id: number;
+  receivedAt: number;
+  reason: string;
+  /** The event as received (parsed JSON). */
+  event: unknown;
+}
+
+export interface PurgeOptions {
+  /** Messages whose last activity (registration or event) is older than this go, unless someone waits. */
+  olderThan: Date;
+  /**
+   * A waiter registered before this counts as abandoned (its workflow outlived any wait window, e.g. it was
+   * terminated without releasing), so it no longer keeps its message. Unset: any unreleased waiter keeps it.
+   */
+  abandonWaitersRegisteredBefore?: Date;
+}
+
+export interface PurgeResult {
+  messages: number;
+  rejectedEvents: number;
+}
+
+/** Test hooks: `afterWrite` runs inside the transaction, after its writes and before its reads. */
+export interface StoreHooks {
+  afterWrite?: (op: 'register' | 'recordEvents') => Promise<void>;
+}
+
+export interface EncryptionOptions {
+  /** Encrypts recipient numbers and rejected events (the first key encrypts, every key decrypts). */
+  ring: KeyRing;
+  /** HMAC-SHA256 key for lookups by number; separate from the ring so rotating the ring keeps lookups working. */
+  lookupKey: Buffer;
+}
+
+export interface MessageStoreOptions {
+  /** `postgres://` or `postgresql://` URL: PostgreSQL. Otherwise SQLite at `file` (default `.data/msgflow.db`). */
+  url?: string;
+  file?: string;
+  encryption?: EncryptionOptions;
+  /** PostgreSQL connections (default 5). */
+  poolSize?: number;
+  /** SQLite: how long a writer waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  hooks?: StoreHooks;
+  /** The schema history to apply; only tests pass their own. */
+  migrations?: readonly Migration[];
+}
+
+export interface MessageStore {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Records `messages` as awaited by workflow `workflowId` (idempotent) and returns the final outcomes already
+   * recorded for any of them: events that arrived before the registration.
+   */
+  register(workflowId: string, messages: readonly SentMessage[]): Promise<FinalOutcome[]>;
+  /**
+   * Records a body's events (the first final state of a message wins; later ones change nothing) and returns,
+   * per waiting workflow, the final outcomes to signal: every event whose message is final, newly or already,
+   * so a redelivery after a failed signal signals again. Events nobody waits for yet are kept for their sender.
+   */
+  recordEvents(events: readonly StatusEventRecord[]): Promise<WaiterOutcomes[]>;
+  /** The final outcomes recorded for these messages (those not final yet are absent). */
+  outcomes(providerMessageIds: readonly string[]): Promise<FinalOutcome[]>;
+  /** Workflow `workflowId` stops waiting for these messages, or for all of its messages when `ids` is omitted. */
+  release(workflowId: string, providerMessageIds?: readonly string[]): Promise<number>;
+  /** Retention: deletes old messages (never one still awaited, see PurgeOptions) and old rejected events. */
+  purge(options: PurgeOptions): Promise<PurgeResult>;
+  /** Per-recipient rows of a campaign, in a stable order, a page at a time. */
+  report(query: ReportQuery): Promise<Page<ReportRow>>;
+  message(providerMessageId: string): Promise<StoredMessage | null>;
+  /** Messages sent to `number` (through its keyed hash: works with or without encryption). */
+  messagesTo(number: string): Promise<string[]>;
+  /** A correctly signed body held an event that failed validation: kept for an operator to see. */
+  recordRejected(reason: string, event: unknown): Promise<void>;
+  /** Newest first; `before` is the previous page's `next`. */
+  rejected(options: { limit: number; before?: string }): Promise<Page<RejectedEvent>>;
+  close(): Promise<void>;
+}
+
+export class StoreInputError extends Error {
+  override name = 'StoreInputError';
+}
