@@ -10,7 +10,7 @@ import type { MessageStore } from '../src/store/index.js';
 import { campaignKeyOf } from '../workflows/campaign-messages.js';
 import type { MessageOutcome } from '../workflows/messages.js';
 import { callProvider } from './errors.js';
-import { outcomeFromStore } from './message-store.js';
+import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 
 export interface CampaignChunkResult {
   campaignId: string;
@@ -45,7 +45,7 @@ export function createCampaignProviderActivities(client: MessagingClient, store:
      */
     async sendCampaignChunk(request: SmsSendRequest, idempotencyKey: string): Promise<CampaignChunkResult> {
       const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
-      const workflowId = Context.current().info.workflowExecution.workflowId;
+      const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);
       const known = await store.register(
         workflowId,

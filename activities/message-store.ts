@@ -11,8 +11,15 @@ export interface MessageIds {
   providerMessageIds: string[];
 }
 
+/** The workflow an activity runs for: the waiter its messages are recorded under. */
+export function callingWorkflowId(): string {
+  const execution = Context.current().info.workflowExecution;
+  if (!execution) throw new Error('this activity records messages for its workflow, and runs only within one');
+  return execution.workflowId;
+}
+
 export function createMessageStoreActivities(store: MessageStore) {
-  const waiter = () => Context.current().info.workflowExecution.workflowId;
+  const waiter = callingWorkflowId;
   return {
     /** Records the calling workflow as waiting for these messages; answers the outcomes already known. */
     async awaitMessages({ providerMessageIds }: MessageIds): Promise<MessageOutcome[]> {

@@ -8,7 +8,7 @@ import type { MessagingClient } from '../src/client/index.js';
 import type { MessageStore } from '../src/store/index.js';
 import type { MessageOutcome } from '../workflows/messages.js';
 import { callProvider } from './errors.js';
-import { outcomeFromStore } from './message-store.js';
+import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 
 export interface MessageStatusRecord {
   status: MessageStatus;
@@ -29,7 +29,7 @@ export function createProviderActivities(client: MessagingClient, store: Message
     async sendSms(request: SmsSendRequest, idempotencyKey: string): Promise<SentSms> {
       const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
       const known = await store.register(
-        Context.current().info.workflowExecution.workflowId,
+        callingWorkflowId(),
         sent.messages.map((m) => ({ providerMessageId: m.provider_message_id, number: m.mobile_number })),
       );
       return { sent, alreadyFinal: known.map(outcomeFromStore) };

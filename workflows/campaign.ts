@@ -72,10 +72,12 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   // Handlers first, synchronously: signals buffered before this run started are delivered as soon as they exist.
   onMessageOutcomes(settle);
   setHandler(campaignProgressQuery, () => progress());
-  const mustBeRunning = (action: string) => () => {
-    if (finished) throw new Error(`cannot ${action}: the campaign has finished`);
-    if (state.cancelled && action !== 'cancel') throw new Error(`cannot ${action}: the campaign is cancelled`);
-  };
+  const mustBeRunning =
+    (action: string) =>
+    (..._args: unknown[]) => {
+      if (finished) throw new Error(`cannot ${action}: the campaign has finished`);
+      if (state.cancelled && action !== 'cancel') throw new Error(`cannot ${action}: the campaign is cancelled`);
+    };
   setHandler(pauseCampaignUpdate, (request) => pause(request?.reason?.trim() || 'paused by an operator'), {
     validator: mustBeRunning('pause'),
   });

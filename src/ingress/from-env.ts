@@ -42,15 +42,18 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
 }
 
 /** Readiness: the ingress is only useful while it can record events and hand them to Temporal. */
-export async function isReady(client: Client, store: Pick<MessageStore, 'ping'>): Promise<boolean> {
-  const [temporal, stored] = await Promise.all([
-    isTemporalReachable(client),
-    store.ping().then(
-      () => true,
-      () => false,
-    ),
-  ]);
-  return temporal && stored;
+export async function isReady(client: Client, store: Pick<MessageStore, 'message'>): Promise<boolean> {
+  const [temporal, storeAnswers] = await Promise.all([isTemporalReachable(client), isStoreReachable(store)]);
+  return temporal && storeAnswers;
+}
+
+async function isStoreReachable(store: Pick<MessageStore, 'message'>): Promise<boolean> {
+  try {
+    await store.message('readiness-probe');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function isTemporalReachable(client: Client): Promise<boolean> {
