@@ -225,12 +225,14 @@ describe('smsCampaign', () => {
     const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
     const opensAt = Math.ceil((Date.now() + 4000) / 1000) * 1000;
     const closesAt = opensAt + 3000;
-    const recipients = numbers(60, 400);
+    // More one-recipient chunks, one at a time, than a 3-second window can take.
+    const recipients = numbers(400, 400);
     const run = await stack.msgflow.startCampaign({
       sender: 'ACME',
       message: 'window',
       audience: { type: 'inline', recipients },
       chunkSize: 1,
+      chunksInFlight: 1,
       sendWindow: { start: clock(opensAt), end: clock(closesAt), timeZone: 'UTC' },
     });
     const waiting = await waitFor(async () => {
