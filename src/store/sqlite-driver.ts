@@ -14,9 +14,9 @@ let turn: Promise<unknown> = Promise.resolve();
 
 export function openSqliteDriver(file: string, busyTimeoutMs: number): Driver {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  // The busy timeout first: switching a new file to WAL needs a lock another opener may hold.
+  const db = new Database(file, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
-  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   db.pragma('synchronous = NORMAL');
 
   const statements = new Map<string, Database.Statement>();

@@ -15,6 +15,8 @@ export interface DialectHarness {
   /** Where a fresh database lives: `{ file }` or `{ url }`. */
   freshLocation(): Promise<Pick<MessageStoreOptions, 'file' | 'url'>>;
   open(location: Pick<MessageStoreOptions, 'file' | 'url'>, options?: MessageStoreOptions): Promise<MessageStore>;
+  /** PostgreSQL only: stops the server and starts it again on the same data. */
+  restart?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,14 @@ export async function harness(dialect: Dialect): Promise<DialectHarness> {
       opened.push(store);
       return store;
     },
+    ...(server
+      ? {
+          async restart() {
+            await server.stop();
+            await server.start();
+          },
+        }
+      : {}),
     async close() {
       await Promise.allSettled(opened.map((s) => s.close()));
       await server?.destroy();

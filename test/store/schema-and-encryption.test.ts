@@ -97,6 +97,20 @@ describe.each(DIALECTS)('schema and encryption on %s', (dialect) => {
       await expect(keyless.message('m-old')).rejects.toThrow(/MSGFLOW_ENCRYPTION_KEY/);
     });
 
+    it('still reads and finds numbers stored in clear before encryption was configured', async () => {
+      const location = await h.freshLocation();
+      const clear = await h.open(location);
+      await clear.register('wf', [{ providerMessageId: 'm-clear', number: NUMBER, campaignKey: 'c' }]);
+      await clear.close();
+      const encrypted = await h.open(location, encryption(oldRing));
+      await encrypted.register('wf', [{ providerMessageId: 'm-sealed', number: NUMBER, campaignKey: 'c' }]);
+      expect((await encrypted.report({ campaignKey: 'c', limit: 10 })).rows.map((r) => r.number)).toEqual([
+        NUMBER,
+        NUMBER,
+      ]);
+      expect(await encrypted.messagesTo(NUMBER)).toEqual(['m-clear', 'm-sealed']);
+    });
+
     it('binds a sealed number to its message: a number copied onto another row does not decrypt', async () => {
       const location = await h.freshLocation();
       const store = await h.open(location, encryption(oldRing));

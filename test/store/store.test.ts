@@ -278,6 +278,18 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     expect(second.next).toBeNull();
   });
 
+  if (dialect === 'postgres')
+    it('keeps its data and reconnects when the server restarts', async () => {
+      await fresh();
+      await store.register('wf-a', [{ providerMessageId: 'm1' }]);
+      await h.restart!();
+      // The pool's connections died with the server; the next operations open new ones.
+      expect(await store.recordEvents([delivered('m1', 't1')])).toEqual([
+        { workflowId: 'wf-a', outcomes: [expect.objectContaining({ providerMessageId: 'm1', timestamp: 't1' })] },
+      ]);
+      expect(await store.outcomes(['m1'])).toHaveLength(1);
+    });
+
   it('rejects bad input with a clear error', async () => {
     await fresh();
     await expect(store.register('', [{ providerMessageId: 'm' }])).rejects.toThrow(/workflowId/);
