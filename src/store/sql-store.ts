@@ -60,8 +60,8 @@ export class SqlMessageStore implements MessageStore {
 
   async register(workflowId: string, messages: readonly SentMessage[]): Promise<FinalOutcome[]> {
     checkText('workflowId', workflowId, 1000);
+    messages.forEach(checkSent);
     const unique = uniqueBy(messages, (m) => m.providerMessageId);
-    unique.forEach((m) => checkId(m.providerMessageId));
     if (unique.length === 0) return [];
     const ids = unique.map((m) => m.providerMessageId);
     const now = Date.now();
@@ -425,6 +425,12 @@ function checkText(name: string, value: unknown, max: number): asserts value is 
 
 function checkId(id: unknown): asserts id is string {
   checkText('providerMessageId', id, MAX_ID_LENGTH);
+}
+
+function checkSent(m: SentMessage): void {
+  checkId(m?.providerMessageId);
+  if (m.number !== undefined) checkText('number', m.number, 50);
+  if (m.campaignKey !== undefined) checkText('campaignKey', m.campaignKey, 1000);
 }
 
 function checkEvent(e: StatusEventRecord): void {

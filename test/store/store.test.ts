@@ -294,6 +294,7 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     await fresh();
     await expect(store.register('', [{ providerMessageId: 'm' }])).rejects.toThrow(/workflowId/);
     await expect(store.register('wf', [{ providerMessageId: '' }])).rejects.toThrow(StoreInputError);
+    await expect(store.register('wf', [{ providerMessageId: 'm', number: '' }])).rejects.toThrow(/number/);
     await expect(store.recordEvents([{ providerMessageId: 'm', status: '', timestamp: 't' }])).rejects.toThrow(
       /status/,
     );
