@@ -169,9 +169,12 @@ describe('the invariant on PostgreSQL (separate connections)', () => {
 });
 
 describe('the invariant on SQLite (separate processes on one file)', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'msgflow-invariant-'));
+  let folder: string;
   let files = 0;
   const children: ChildProcessWithoutNullStreams[] = [];
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'msgflow-invariant-'));
+  });
   afterAll(() => {
     for (const child of children) child.kill();
     rmSync(folder, { recursive: true, force: true });
