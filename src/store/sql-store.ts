@@ -60,8 +60,8 @@ export class SqlMessageStore implements MessageStore {
 
   async register(workflowId: string, messages: readonly SentMessage[]): Promise<FinalOutcome[]> {
     checkText('workflowId', workflowId, 1000);
+    messages.forEach(checkSent);
     const unique = uniqueBy(messages, (m) => m.providerMessageId);
-    unique.forEach((m) => checkId(m.providerMessageId));
     if (unique.length === 0) return [];
     const ids = unique.map((m) => m.providerMessageId);
     const now = Date.now();
@@ -186,30 +186,33 @@ export class SqlMessageStore implements MessageStore {
       ? checkDate('abandonWaitersRegisteredBefore', abandonWaitersRegisteredBefore)
       : -1;
     let messages = 0;
-    // Small transactions: retention must not hold row locks the ingress is waiting for.
+    // Small transactions: retention must not hold row locks the ingress is waiting for. Candidates are
+    // locked in id order like everywhere else (PostgreSQL; SQLite's writers are serial anyway), then
+    // deleted only if still old and unawaited: a registration that got there first bumped last_seen_at.
+    const lock = this.driver.dialect === 'postgres' ? 'FOR UPDATE' : '';
+    const unawaited = `NOT EXISTS (SELECT 1 FROM waiters w WHERE w.provider_message_id = messages.provider_message_id
+                         AND w.released_at IS NULL AND w.registered_at >= ?)`;
     for (;;) {
-      const deleted = await this.driver.transaction(async (tx) => {
-        // The conditions sit on the DELETE itself, so a row a registration touched meanwhile (newer
-        // last_seen_at) is re-checked under its lock and kept.
-        const gone = await tx.all<{ provider_message_id: string }>(
-          `DELETE FROM messages
-           WHERE last_seen_at < ?
-             AND NOT EXISTS (SELECT 1 FROM waiters w WHERE w.provider_message_id = messages.provider_message_id
-                               AND w.released_at IS NULL AND w.registered_at >= ?)
-             AND provider_message_id IN (
-               SELECT provider_message_id FROM messages m WHERE m.last_seen_at < ?
-                 AND NOT EXISTS (SELECT 1 FROM waiters w WHERE w.provider_message_id = m.provider_message_id
-                                   AND w.released_at IS NULL AND w.registered_at >= ?)
-               LIMIT ${BATCH})
-           RETURNING provider_message_id`,
-          [cutoff, abandoned, cutoff, abandoned],
+      const batch = await this.driver.transaction(async (tx) => {
+        const candidates = await tx.all<{ provider_message_id: string }>(
+          `SELECT provider_message_id FROM messages WHERE last_seen_at < ? AND ${unawaited}
+           ORDER BY provider_message_id LIMIT ${BATCH} ${lock}`,
+          [cutoff, abandoned],
         );
-        const ids = gone.map((r) => r.provider_message_id);
-        if (ids.length > 0) await tx.run(`DELETE FROM waiters WHERE provider_message_id IN (${list(ids.length)})`, ids);
-        return ids.length;
+        if (candidates.length === 0) return { deleted: 0, more: false };
+        const ids = candidates.map((r) => r.provider_message_id);
+        const gone = await tx.all<{ provider_message_id: string }>(
+          `DELETE FROM messages WHERE provider_message_id IN (${list(ids.length)}) AND last_seen_at < ? AND ${unawaited}
+           RETURNING provider_message_id`,
+          [...ids, cutoff, abandoned],
+        );
+        const goneIds = gone.map((r) => r.provider_message_id);
+        if (goneIds.length > 0)
+          await tx.run(`DELETE FROM waiters WHERE provider_message_id IN (${list(goneIds.length)})`, goneIds);
+        return { deleted: goneIds.length, more: candidates.length === BATCH };
       });
-      messages += deleted;
-      if (deleted < BATCH) break;
+      messages += batch.deleted;
+      if (!batch.more) break;
     }
     const rejectedEvents = await this.driver.transaction((tx) =>
       tx.run('DELETE FROM rejected_events WHERE received_at < ?', [cutoff]),
@@ -422,6 +425,12 @@ function checkText(name: string, value: unknown, max: number): asserts value is 
 
 function checkId(id: unknown): asserts id is string {
   checkText('providerMessageId', id, MAX_ID_LENGTH);
+}
+
+function checkSent(m: SentMessage): void {
+  checkId(m?.providerMessageId);
+  if (m.number !== undefined) checkText('number', m.number, 50);
+  if (m.campaignKey !== undefined) checkText('campaignKey', m.campaignKey, 1000);
 }
 
 function checkEvent(e: StatusEventRecord): void {

@@ -4,11 +4,19 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Driver, Executor, SqlValue } from './driver.js';
 
+/**
+ * The transactions of all SQLite stores in this process take turns. A transaction awaits between its
+ * statements; if another connection of the same process began one meanwhile, its BEGIN IMMEDIATE would
+ * block the thread in the busy timeout while the lock holder could never resume. Reads take their turn
+ * too, so none runs inside another operation's open transaction. Other processes wait in the busy timeout.
+ */
+let turn: Promise<unknown> = Promise.resolve();
+
 export function openSqliteDriver(file: string, busyTimeoutMs: number): Driver {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  // The busy timeout first: switching a new file to WAL needs a lock another opener may hold.
+  const db = new Database(file, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
-  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   db.pragma('synchronous = NORMAL');
 
   const statements = new Map<string, Database.Statement>();
@@ -26,9 +34,6 @@ export function openSqliteDriver(file: string, busyTimeoutMs: number): Driver {
     exec: async (sql) => void db.exec(sql),
   };
 
-  // One connection: transactions of this process take turns (a transaction may await, e.g. a test hook).
-  // Reads take their turn too, so none runs inside another operation's open transaction.
-  let turn: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(begin: string, fn: (tx: Executor) => Promise<T>): Promise<T> => {
     const run = turn.then(async () => {
       db.exec(begin);
@@ -52,7 +57,7 @@ export function openSqliteDriver(file: string, busyTimeoutMs: number): Driver {
     read: (fn) => inTurn('BEGIN', fn),
     lockForMigration: async () => {}, // BEGIN IMMEDIATE already excludes other writers
     close: async () => {
-      await turn;
+      await inTurn('BEGIN', async () => {}); // let operations already queued finish
       db.close();
     },
   };
