@@ -1,7 +1,7 @@
 /**
  * How anyone reaches a message's workflow: signal-with-start on the id derived from provider_message_id.
  * The ingress sends status events this way and senders their subscriptions, so the order they arrive in
- * never matters (DESIGN.md "No status event is ever lost").
+ * never matters: no status event is ever lost.
  */
 import type { Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
