@@ -109,5 +109,13 @@ describe('msgflow sandbox', () => {
     });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/MSGFLOW_SANDBOX_ADMIN_TOKEN/);
+    const noUnit = await run(['sandbox', '--port', '0', '--db', ':memory:', '--tick', '100']);
+    expect(noUnit.code).toBe(2);
+    expect(noUnit.stderr).toContain('--tick / MSGFLOW_SANDBOX_TICK: "100" has no unit: write 100s, 100m, …');
+    const renamed = await run(['sandbox', '--port', '0', '--db', ':memory:'], { MSGFLOW_SANDBOX_TICK_MS: '100' });
+    expect(renamed.code).toBe(2);
+    expect(renamed.stderr).toContain(
+      'MSGFLOW_SANDBOX_TICK_MS: is no longer read: use MSGFLOW_SANDBOX_TICK (a duration, e.g. 100ms)',
+    );
   });
 });
