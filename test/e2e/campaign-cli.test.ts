@@ -150,7 +150,9 @@ describe('msgflow campaign and schedule', () => {
 
       const unknownCountry = await campaign('--default-country', 'XX');
       expect(unknownCountry.code).toBe(2);
-      expect(unknownCountry.stderr).toContain('defaultCountry: is not a country code phone numbers are known for');
+      expect(unknownCountry.stderr).toContain(
+        'Invalid campaign: defaultCountry is not a country code phone numbers are known for, e.g. NG',
+      );
     },
   );
 
