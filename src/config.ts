@@ -44,8 +44,22 @@ export function loadDevEnv(file = DEV_ENV_FILE): boolean {
 export const TemporalEnv = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).optional(),
+  /** Profile of the config file to use (default `default`), and the file (default ~/.config/temporalio/temporal.toml). */
   TEMPORAL_PROFILE: z.string().min(1).optional(),
   TEMPORAL_CONFIG_FILE: z.string().min(1).optional(),
+  /** Temporal Cloud API key; implies TLS. */
+  TEMPORAL_API_KEY: z.string().optional(),
+  /** `true` turns TLS on without client certificates, `false` off. */
+  TEMPORAL_TLS: z.enum(['true', 'false', '1', '0']).optional(),
+  /** mTLS client certificate and key, and the CA of a server certificate not publicly trusted: PEM paths or data. */
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_CERT_DATA: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_KEY_DATA: z.string().optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA: z.string().optional(),
+  /** Server name to verify in the server certificate when it differs from the address's host. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
   // msgflow's former names of Temporal's own TLS variables.
   TEMPORAL_TLS_CERT: renamed('TEMPORAL_TLS_CLIENT_CERT_PATH'),
   TEMPORAL_TLS_KEY: renamed('TEMPORAL_TLS_CLIENT_KEY_PATH'),
