@@ -47,7 +47,7 @@ function formatFromName(name: string): AudienceFormat {
 function ndjsonEntry(line: string, column: string | undefined): string {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(line.replace(/^\uFEFF/, '')); // a byte order mark may open the file
   } catch {
     return line;
   }
