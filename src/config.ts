@@ -10,6 +10,8 @@ import { detailsOf } from './api/errors.js';
 /** Where `msgflow dev` keeps its state and writes the connection settings other commands read. */
 export const DATA_DIR = '.data';
 export const DEV_ENV_FILE = `${DATA_DIR}/dev.env`;
+/** The running stack's Temporal profile (temporal.toml), named by TEMPORAL_CONFIG_FILE in dev.env. */
+export const DEV_TEMPORAL_PROFILE_FILE = `${DATA_DIR}/temporal.toml`;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const list = z.string().transform((s) => s.split(/[\s,]+/).filter(Boolean));
