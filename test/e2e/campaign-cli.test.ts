@@ -135,8 +135,8 @@ describe('msgflow campaign and schedule', () => {
       });
       expect((await stack.admin.inbox('2348030000021'))[0]).toMatchObject({ text: 'Your payment is due' });
 
-      // Without a country the same numbers are refused, each with the reason.
-      const refused = await campaign('--key', `${key}-no-country`, '--no-preflight');
+      // Without a country the same numbers are refused, each with the reason (the delimiter given, not detected).
+      const refused = await campaign('--key', `${key}-no-country`, '--delimiter', ';');
       expect(JSON.parse(refused.stdout)).toMatchObject({
         sent: 0,
         invalid: {
