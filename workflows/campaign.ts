@@ -239,7 +239,10 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   async function preflight(): Promise<void> {
     const source = input.audience;
     if (source.type === 'inline') {
-      const prepared = await audience.prepareInlineAudience({ recipients: source.recipients });
+      const prepared = await audience.prepareInlineAudience({
+        recipients: source.recipients,
+        defaultCountry: input.defaultCountry,
+      });
       state.audience = { kind: 'list', remaining: prepared.recipients };
       state.entriesRead = source.recipients.length;
       state.valid = prepared.recipients.length;
@@ -255,6 +258,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
         campaignStartedAt: state.startedAt,
         source,
         limit: chunkSize,
+        defaultCountry: input.defaultCountry,
       });
       state.audienceTotal = scan.valid;
     }
@@ -305,6 +309,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
         cursor: cursor.cursor,
         limit: chunkSize,
         firstIndex: state.entriesRead,
+        defaultCountry: input.defaultCountry,
       });
       cursor.cursor = page.nextCursor;
       cursor.exhausted = page.nextCursor === null;

@@ -1,6 +1,6 @@
 /** The ingress wired from the environment (`msgflow ingress`). */
 import type { Client } from '@temporalio/client';
-import { ConfigError, IngressEnv, parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { ConfigError, IngressEnv, parseEnv, WorkerEnv } from '../config.js';
 import type { Logger } from '../log.js';
 import { createIngressMetrics, withIngressMetrics } from '../metrics/ingress.js';
 import { connectClient } from '../temporal/connection.js';
@@ -16,7 +16,7 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
     throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
   }
   // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
-  const client = await connectClient(parseEnv(TemporalEnv, env), { dataConverter: dataConverterFromEnv(env) });
+  const client = await connectClient(env, { dataConverter: dataConverterFromEnv(env) });
   return startIngress(
     withIngressMetrics(
       {

@@ -23,7 +23,10 @@ export { startDevServer, ensureTemporal, DevServerError, type DevServer, type De
 export {
   connectClient,
   connectWorkerConnection,
+  configuredAddress,
   connectionSettings,
+  DEFAULT_NAMESPACE,
+  TemporalUnreachableError,
   DEFAULT_TEMPORAL_ADDRESS,
   type TemporalConnectionSettings,
 } from './connection.js';

@@ -10,7 +10,7 @@ import { createProviderQueueActivities, createWorkflowQueueActivities } from '..
 import { type AudienceLoaders, importAudienceLoaders } from '../../activities/audience-loaders.js';
 import { providerTaskQueue } from '../../workflows/ids.js';
 import { MessagingClient } from '../client/index.js';
-import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, WorkerEnv } from '../config.js';
 import type { KeyRing } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
 import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
@@ -116,7 +116,6 @@ const quietBundlerLogger = {
 
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
-  const temporalEnv = parseEnv(TemporalEnv, env);
   const provider = parseEnv(ProviderEnv, env);
   const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
   if (!provider.MSGFLOW_API_TOKEN)
@@ -132,12 +131,13 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     token: provider.MSGFLOW_API_TOKEN,
     maxRetries: 0,
   });
+  const { connection, namespace } = await connectWorkerConnection(env);
   return createMsgflowWorker({
-    connection: await connectWorkerConnection(temporalEnv),
-    namespace: temporalEnv.TEMPORAL_NAMESPACE,
+    connection,
+    namespace,
     taskQueue: MSGFLOW_TASK_QUEUE,
     messaging,
-    temporal: await connectClient(temporalEnv, { dataConverter }),
+    temporal: await connectClient(env, { dataConverter }),
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
     audienceLoaders: MSGFLOW_AUDIENCE_LOADERS ? await importAudienceLoaders(MSGFLOW_AUDIENCE_LOADERS) : undefined,
     maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
