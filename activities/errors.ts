@@ -15,7 +15,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   ValidationError,
-} from '../src/client/index.js';
+} from '../src/client/errors.js';
 
 /** Failure types workflows and operators see; stable names, one per cause. */
 export const FAILURE_TYPES = {

@@ -29,8 +29,9 @@ import type {
   OtpVerificationResult,
   OtpVerifyAnswer,
 } from '../src/api/otp-io.js';
-import { SA } from '../src/temporal/search-attributes.js';
-import { idempotencyKey, providerTaskQueue } from './ids.js';
+import { SA } from '../src/definitions/search-attributes.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import {
   isOtpVerifyUpdate,
   OTP_REJECTIONS,
@@ -39,7 +40,7 @@ import {
   sealedCodeLength,
   sendUpdate,
   verifyUpdate,
-} from './otp-messages.js';
+} from '../src/definitions/otp.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 /**

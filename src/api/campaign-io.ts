@@ -7,8 +7,6 @@ import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
 
-export { CAMPAIGN_DEFAULTS, MAX_REPORTED_ITEMS } from './constants.js';
-
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
 

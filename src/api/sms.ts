@@ -4,8 +4,6 @@ import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, 
 import { MessageStatus } from './events.js';
 import { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
 
-export { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
-
 export const SmsSendRequest = z
   .strictObject({
     recipients: z.array(RecipientNumber).min(1).max(MAX_RECIPIENTS_PER_REQUEST),

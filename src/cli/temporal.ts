@@ -8,7 +8,7 @@ import { resolveTemporalCli } from '../temporal/cli.js';
 import { connectClient } from '../temporal/connection.js';
 import { startDevServer } from '../temporal/dev-server.js';
 import { registerSearchAttributes } from '../temporal/search-attribute-registration.js';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../temporal/search-attributes.js';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
 import { untilStopSignal } from './signals.js';
 
 const GRPC_PERMISSION_DENIED = 7;

@@ -1,7 +1,7 @@
 /** Message and campaign rows, and their JSON as the reports endpoints return them. */
 import type { CampaignRecord, MessageRecord } from '../api/sms.js';
 import type { MessageStatus } from '../api/events.js';
-import { isFinalStatus } from '../api/events.js';
+import { isFinalStatus } from '../api/constants.js';
 import { messageOutcomeFor } from './carrier.js';
 import type { Db } from './db.js';
 import { timestampOf } from './time.js';

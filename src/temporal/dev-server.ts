@@ -11,7 +11,7 @@ import { Connection } from '@temporalio/client';
 import { parseEnv, TemporalEnv } from '../config.js';
 import { resolveTemporalCli } from './cli.js';
 import { OutputTail } from './output-tail.js';
-import { searchAttributeFlags } from './search-attributes.js';
+import { searchAttributeFlags } from '../definitions/search-attributes.js';
 
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;

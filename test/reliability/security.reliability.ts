@@ -21,8 +21,8 @@ import {
 import { createLogger } from '../../src/log.js';
 import { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { messageWorkflowId } from '../../workflows/ids.js';
-import { outcomeQuery } from '../../workflows/messages.js';
+import { messageWorkflowId } from '../../src/definitions/workflow-ids.js';
+import { outcomeQuery } from '../../src/definitions/message-status.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { printSummary } from './support/summary.js';

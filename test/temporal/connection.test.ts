@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, parseEnv, TemporalEnv } from '../../src/config.js';
-import { connectClient, connectionSettings, connectWorkerConnection } from '../../src/temporal/index.js';
+import { connectClient, connectionSettings, connectWorkerConnection } from '../../src/temporal/connection.js';
 
 const envOf = (vars: Record<string, string>) => parseEnv(TemporalEnv, vars);
 

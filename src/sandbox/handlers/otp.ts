@@ -5,7 +5,8 @@
  * answers `locked` (as does every later one); after expires_at it is `expired`.
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import { OTP_MAX_ATTEMPTS, type OtpVerifyResult } from '../../api/otp.js';
+import { OTP_MAX_ATTEMPTS } from '../../api/constants.js';
+import type { OtpVerifyResult } from '../../api/otp.js';
 import { countSegments } from '../../api/segments.js';
 import { notFound } from '../http/errors.js';
 import type { Handler } from '../http/pipeline.js';
