@@ -24,7 +24,6 @@ const INFRASTRUCTURE = [
   '^src/temporal/',
   '^src/metrics/',
 ];
-const CONTRACT = ['^src/api/', '^src/definitions/'];
 /** Modules whose code runs inside the workflow sandbox: deterministic, no zod, no Node modules. */
 const WORKFLOW_SAFE = [
   '^workflows/',

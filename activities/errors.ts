@@ -10,7 +10,7 @@ import {
   IdempotencyConflictError,
   InsufficientBalanceError,
   InvalidInputError,
-  MessagingApiError,
+  type MessagingApiError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,

@@ -60,6 +60,7 @@ export function registerTemporalCommands(program: Command): void {
         throw new Error(
           `The server refused to add search attributes (${(error as Error).message}). On Temporal Cloud, add them ` +
             `to namespace ${env.TEMPORAL_NAMESPACE} in the Cloud UI or with tcld: ${definitionsList()}`,
+          { cause: error },
         );
       } finally {
         await client.connection.close();

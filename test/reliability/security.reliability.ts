@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
-import { type MessageStatusEvent } from '../../src/api/events.js';
+import type { MessageStatusEvent } from '../../src/api/events.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { signWebhook } from '../../src/api/signature.js';
 import { SCOPES } from '../../src/api/scopes.js';
