@@ -44,7 +44,10 @@ export interface MsgflowWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
-  /** Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS). A campaign's messages are a workflow each: lower it where memory is tight. */
+  /**
+   * Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS). A campaign's messages are a workflow
+   * each: lower it where memory is tight.
+   */
   maxCachedWorkflows?: number;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;

@@ -75,5 +75,8 @@ export const CampaignRecord = z
   .meta({ id: 'Campaign' });
 export type CampaignRecord = z.infer<typeof CampaignRecord>;
 
-/** GET /messages and GET /campaigns filter on a message status (spec: "The list filter status accepts a message status value"). */
+/**
+ * GET /messages and GET /campaigns filter on a message status (spec: "The list filter status accepts a
+ * message status value").
+ */
 export const StatusFilter = z.strictObject({ status: MessageStatus.optional() });

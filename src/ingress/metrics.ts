@@ -30,7 +30,9 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
   });
   const events = new Counter({
     name: METRICS.ingressEventsReceived,
-    help: 'Status events in authentic, well-formed deliveries, by result: signalled, or deferred (503, provider redelivers)',
+    help:
+      'Status events in authentic, well-formed deliveries, by result: ' +
+      'signalled, or deferred (503, provider redelivers)',
     labelNames: ['result'] as const,
     registers: [registry],
   });

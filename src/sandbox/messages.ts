@@ -58,8 +58,8 @@ export interface NewMessage {
 
 export function insertMessage(db: Db, m: NewMessage): void {
   db.prepare(
-    `INSERT INTO messages (id, account_id, kind, campaign_id, mobile_number, sender, text, display_text, status, outcome,
-       segments, cost, currency, created_at, updated_at)
+    `INSERT INTO messages (id, account_id, kind, campaign_id, mobile_number, sender, text, display_text, status,
+       outcome, segments, cost, currency, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
   ).run(
     m.id,

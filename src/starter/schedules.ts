@@ -103,7 +103,10 @@ export class CampaignSchedules {
     return this.describe(parsed.id);
   }
 
-  /** The schedules whose action starts `smsCampaign`. Listing is eventually consistent: a new one may take a moment to appear. */
+  /**
+   * The schedules whose action starts `smsCampaign`. Listing is eventually consistent: a new one may take a
+   * moment to appear.
+   */
   async list(): Promise<CampaignScheduleSummary[]> {
     const schedules: CampaignScheduleSummary[] = [];
     for await (const summary of this.client.schedule.list()) {

@@ -200,7 +200,8 @@ async function waitUntilServing(
   }
   if (!alive()) return undefined; // the exit itself is reported by the caller
   throw new DevServerError(
-    `Temporal dev server did not serve on ${address} within ${timeoutMs} ms (${lastError instanceof Error ? lastError.message : String(lastError)})`,
+    `Temporal dev server did not serve on ${address} within ${timeoutMs} ms ` +
+      `(${lastError instanceof Error ? lastError.message : String(lastError)})`,
   );
 }
 

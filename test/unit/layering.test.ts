@@ -55,7 +55,8 @@ describe('layer rules', { timeout: 60_000 }, () => {
 
   it('refuse an upward import', async () => {
     const { code, report } = await cruise({
-      'src/definitions/workflow-ids.ts': `import { start } from '../starter/index.js';\n${DEFINITIONS}export { start };\n`,
+      'src/definitions/workflow-ids.ts':
+        "import { start } from '../starter/index.js';\n" + `${DEFINITIONS}export { start };\n`,
       'src/starter/index.ts': 'export const start = (key: string) => key;\n',
     });
     expect(report).toContain('definitions-are-a-leaf: src/definitions/workflow-ids.ts → src/starter/index.ts');

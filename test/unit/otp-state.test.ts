@@ -1,4 +1,4 @@
-/** The OTP session's transitions (workflows/otp-state.ts), without a workflow: sends, verifications, expiry, lockout. */
+/** The OTP session's transitions (workflows/otp-state.ts) without a workflow: sends, verifying, expiry, lockout. */
 import { describe, expect, it } from 'vitest';
 import { OTP_REJECTIONS } from '../../src/definitions/otp.js';
 import {

@@ -54,7 +54,8 @@ export const otpSend: Handler<'otpSend'> = ({ ctx, account, body, idempotencyKey
     now,
   });
   db.prepare(
-    "INSERT INTO otps (id, account_id, message_id, code_hash, status, attempts, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)",
+    'INSERT INTO otps (id, account_id, message_id, code_hash, status, attempts, expires_at, created_at) ' +
+      "VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)",
   ).run(otpId, account.id, messageId, codeHash(ctx.otpKey, otpId, code).toString('hex'), expiresAt, now);
   ctx.carrier.start('message', messageId, now);
   applyCharges(
