@@ -1,6 +1,7 @@
 /**
- * Signals, queries and the data they carry. Shared by workflows, activities, the ingress and the starter;
- * nothing here does I/O, so it is safe inside the workflow sandbox.
+ * How anyone talks to a message's `messageStatus` workflow: its input, its signals and query, and the data
+ * they carry. Shared by workflows, activities, the ingress and the starter; nothing here does I/O, so it is
+ * safe inside the workflow sandbox.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { FinalStatus, MessageStatus } from '../api/events.js';

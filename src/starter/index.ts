@@ -5,10 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { z } from 'zod';
-import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
 import { CampaignInput, CampaignKey } from '../api/campaign-io.js';
-import { type CampaignRun, campaignRun, startCampaign } from './campaigns.js';
-import { CampaignSchedules } from './schedules.js';
 import {
   CheckContactsInput,
   type CheckContactsResult,
@@ -20,17 +17,20 @@ import {
   VoiceCallInput,
   type VoiceCallResult,
 } from '../api/otp-io.js';
-import { startContactCheck } from './contacts.js';
-import { type OtpKeys, otpState, sendOtp, verifyOtp } from './otp.js';
-import { startVoiceCall } from './voice.js';
+import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
 import type { MessageOutcome } from '../definitions/message-status.js';
 import { SA } from '../definitions/search-attributes.js';
 import { TASK_QUEUES } from '../definitions/task-queues.js';
 import { awaitMessageWorkflowId, smsWorkflowId } from '../definitions/workflow-ids.js';
 import type { awaitMessage } from '../../workflows/await-message.js';
 import type { sendSms } from '../../workflows/send-sms.js';
+import { type CampaignRun, campaignRun, startCampaign } from './campaigns.js';
+import { startContactCheck } from './contacts.js';
+import { type OtpKeys, otpState, sendOtp, verifyOtp } from './otp.js';
+import { CampaignSchedules } from './schedules.js';
 import type { StartedWorkflow, StartOptions } from './started-workflow.js';
 import { validate } from './validate.js';
+import { startVoiceCall } from './voice.js';
 
 // The facade's public names: services import them from here.
 export type { StartedWorkflow, StartOptions } from './started-workflow.js';
