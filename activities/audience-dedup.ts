@@ -5,7 +5,8 @@
  * worker took over, an activity retry), rebuilds it by re-reading the pages before the cursor.
  */
 import type { InvalidRecipient } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS, normalizeRecipient } from '../src/api/campaign-io.js';
+import { normalizeRecipient } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { PageReader } from './audience-sources.js';
 

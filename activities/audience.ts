@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { AudienceSource, InvalidRecipient } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';

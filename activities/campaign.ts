@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { SmsSendRequest } from '../src/api/sms.js';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessagingClient } from '../src/client/client.js';
 import { callProvider } from './errors.js';
 
 export interface CampaignChunkResult {

@@ -10,12 +10,12 @@ import {
   IdempotencyConflictError,
   InsufficientBalanceError,
   InvalidInputError,
-  MessagingApiError,
+  type MessagingApiError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   ValidationError,
-} from '../src/client/index.js';
+} from '../src/client/errors.js';
 
 /** Failure types workflows and operators see; stable names, one per cause. */
 export const FAILURE_TYPES = {

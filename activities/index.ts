@@ -3,7 +3,7 @@
  * grouped by the task queue they run on. A new feature adds its factory to one of the two groups.
  */
 import type { Client } from '@temporalio/client';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessagingClient } from '../src/client/client.js';
 import type { KeyRing } from '../src/crypto/keyring.js';
 import { createContactActivities } from './contacts.js';
 import { createOtpActivities } from './otp.js';
@@ -13,11 +13,6 @@ import { createCampaignProviderActivities } from './campaign.js';
 import { createProviderActivities } from './provider.js';
 import { createSubscriptionActivities } from './subscriptions.js';
 import { createVoiceActivities } from './voice.js';
-
-export { createProviderActivities } from './provider.js';
-export { createSubscriptionActivities } from './subscriptions.js';
-export { FAILURE_TYPES } from './errors.js';
-export type { AudienceLoader, AudienceLoaders, AudiencePage, AudiencePageRequest } from './audience-loaders.js';
 
 /** Secrets provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP verification fails). */
 export interface ProviderActivitySecrets {

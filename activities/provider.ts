@@ -3,8 +3,9 @@
  * matches the token's limit, and each charged call carries the idempotency key its workflow derived.
  */
 import { Context } from '@temporalio/activity';
-import type { MessageStatus, SmsSendRequest, SmsSendResult } from '../src/api/index.js';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessageStatus } from '../src/api/events.js';
+import type { SmsSendRequest, SmsSendResult } from '../src/api/sms.js';
+import type { MessagingClient } from '../src/client/client.js';
 import { callProvider } from './errors.js';
 
 export interface MessageStatusRecord {

@@ -2,7 +2,7 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { signalMessageWorkflow } from '../src/temporal/message-signals.js';
-import { subscribeSignal } from '../workflows/messages.js';
+import { subscribeSignal } from '../src/definitions/message-status.js';
 
 /** Signal-with-start calls in flight at once: enough to be quick, few enough to be gentle on the server. */
 const CONCURRENCY = 20;

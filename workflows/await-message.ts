@@ -4,7 +4,7 @@
  */
 import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createSubscriptionActivities } from '../activities/subscriptions.js';
-import { type MessageOutcome, messageOutcomeSignal } from './messages.js';
+import { type MessageOutcome, messageOutcomeSignal } from '../src/definitions/message-status.js';
 import { MESSAGE_STATUS_DEFAULTS } from './message-status.js';
 import { TEMPORAL_ACTIVITY_OPTIONS } from './options.js';
 

@@ -24,14 +24,16 @@ import type { createSubscriptionActivities } from '../activities/subscriptions.j
 import type { CampaignInput, CampaignPhase, CampaignProgress, CampaignResult } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
 import { countSegments } from '../src/api/segments.js';
-import { SA } from '../src/temporal/search-attributes.js';
 import {
-  campaignKeyOf,
   campaignProgressQuery,
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
-} from './campaign-messages.js';
+} from '../src/definitions/campaign.js';
+import { messageOutcomeSignal } from '../src/definitions/message-status.js';
+import { SA } from '../src/definitions/search-attributes.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { campaignKeyOf, idempotencyKey } from '../src/definitions/workflow-ids.js';
 import {
   type AudienceCursor,
   type CampaignState,
@@ -43,8 +45,6 @@ import {
   recordOutcome,
 } from './campaign-state.js';
 import { nextWindowOpening } from './campaign-window.js';
-import { idempotencyKey, providerTaskQueue } from './ids.js';
-import { messageOutcomeSignal } from './messages.js';
 import { MESSAGE_STATUS_DEFAULTS } from './message-status.js';
 import { PROVIDER_ACTIVITY_OPTIONS, TEMPORAL_ACTIVITY_OPTIONS } from './options.js';
 

@@ -14,31 +14,22 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { isFinalStatus } from '../src/api/constants.js';
-import { countMessageOutcome } from '../src/metrics/workflow-metrics.js';
-import { SA } from '../src/temporal/search-attributes.js';
 import type { createProviderActivities } from '../activities/provider.js';
-import { campaignKeyOf } from './campaign-messages.js';
-import { providerTaskQueue } from './ids.js';
+import { SA } from '../src/definitions/search-attributes.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import {
   type MessageOutcome,
   messageOutcomeSignal,
+  type MessageStatusInput,
   outcomeQuery,
   type StatusEvent,
   statusEventSignal,
   type Subscription,
   subscribeSignal,
-} from './messages.js';
+} from '../src/definitions/message-status.js';
+import { countMessageOutcome } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
-
-export interface MessageStatusInput {
-  providerMessageId: string;
-  /** How long to wait for a final event once a subscriber waits, unless the subscription says otherwise. */
-  waitWindowMs?: number;
-  /** How long the outcome stays available to late subscribers (and absorbs duplicates) before closing. */
-  lingerMs?: number;
-  /** How long an event that arrived before any subscriber is kept for its sender. */
-  orphanWindowMs?: number;
-}
 
 export const MESSAGE_STATUS_DEFAULTS = {
   waitWindowMs: 6 * 60 * 60 * 1000,

@@ -6,8 +6,9 @@ import { condition, proxyActivities, setHandler, workflowInfo } from '@temporali
 import type { createProviderActivities } from '../activities/provider.js';
 import type { createSubscriptionActivities } from '../activities/subscriptions.js';
 import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
-import { idempotencyKey, providerTaskQueue } from './ids.js';
-import { type MessageOutcome, messageOutcomeSignal } from './messages.js';
+import { type MessageOutcome, messageOutcomeSignal } from '../src/definitions/message-status.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { MESSAGE_STATUS_DEFAULTS } from './message-status.js';
 import { PROVIDER_ACTIVITY_OPTIONS, TEMPORAL_ACTIVITY_OPTIONS } from './options.js';
 

@@ -12,8 +12,6 @@ import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
 
-export { CAMPAIGN_DEFAULTS, MAX_REPORTED_ITEMS } from './constants.js';
-
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
 
@@ -249,7 +247,10 @@ export const CostEstimate = z.object({
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 
-/** Messages per state: the five final ones, and for those that never reached one, the last known (`sent`, `queued`, `unknown`). */
+/**
+ * Messages per state: the five final ones, and for those that never reached one, the last known (`sent`,
+ * `queued`, `unknown`).
+ */
 export const StateCounts = z.record(z.string(), z.number().int().nonnegative());
 export type StateCounts = z.infer<typeof StateCounts>;
 
@@ -257,7 +258,10 @@ export type StateCounts = z.infer<typeof StateCounts>;
 export const CampaignProgress = z.object({
   phase: CampaignPhase,
   paused: z.boolean(),
-  /** Why sending is paused: an operator's reason, or a provider refusal (e.g. InsufficientBalance) to fix before resuming. */
+  /**
+   * Why sending is paused: an operator's reason, or a provider refusal (e.g. InsufficientBalance) to fix
+   * before resuming.
+   */
   pausedReason: z.string().nullable(),
   cancelled: z.boolean(),
   /** Audience entries read so far; `valid` unique recipients among them; `total` valid ones known from pre-flight. */
@@ -394,7 +398,10 @@ export const ScheduleId = z
 export const SchedulePolicies = z.strictObject({
   /** What happens when a run is due while the previous one still runs. Default `skip`. */
   overlap: OverlapPolicy.optional(),
-  /** How late a missed firing (server down) may still run (ms). Default Temporal's (1 year); keep it short for reminders. */
+  /**
+   * How late a missed firing (server down) may still run (ms). Default Temporal's (1 year); keep it short
+   * for reminders.
+   */
   catchupWindowMs: z.number().int().min(10_000).optional(),
   /** Pause the schedule when a run fails. */
   pauseOnFailure: z.boolean().optional(),

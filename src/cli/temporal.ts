@@ -8,7 +8,7 @@ import { resolveTemporalCli } from '../temporal/cli.js';
 import { configuredAddress, connectClient, DEFAULT_NAMESPACE } from '../temporal/connection.js';
 import { startDevServer } from '../temporal/dev-server.js';
 import { registerSearchAttributes } from '../temporal/search-attribute-registration.js';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../temporal/search-attributes.js';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
 import { type JsonFlag, printResult } from './common.js';
 import { untilStopSignal } from './signals.js';
 
@@ -70,6 +70,7 @@ export function registerTemporalCommands(program: Command): void {
         throw new Error(
           `The server refused to add search attributes (${(error as Error).message}). On Temporal Cloud, add them ` +
             `to namespace ${namespace} in the Cloud UI or with tcld: ${definitionsList()}`,
+          { cause: error },
         );
       } finally {
         await client.connection.close();

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { ConfigError, IngressEnv, parseEnv, WorkerEnv } from '../config.js';
 import type { Logger } from '../log.js';
-import { createIngressMetrics, withIngressMetrics } from '../metrics/ingress.js';
+import { createIngressMetrics, withIngressMetrics } from './metrics.js';
 import { connectClient } from '../temporal/connection.js';
 import { dataConverterFromEnv } from '../temporal/data-converter.js';
 import { type RunningIngress, startIngress } from './server.js';

@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type { MessageStatusEvent } from '../api/events.js';
 import { signalMessageWorkflow } from '../temporal/message-signals.js';
-import { statusEventSignal } from '../../workflows/messages.js';
+import { statusEventSignal } from '../definitions/message-status.js';
 
 export interface StatusSignaler {
   /** Resolves once Temporal accepted a signal for every event; rejects with TemporalUnavailableError otherwise. */

@@ -12,7 +12,7 @@ import { parseEnv, TemporalEnv } from '../config.js';
 import { resolveTemporalCli } from './cli.js';
 import { configuredAddress, connectionSettings, DEFAULT_NAMESPACE } from './connection.js';
 import { OutputTail } from './output-tail.js';
-import { searchAttributeFlags } from './search-attributes.js';
+import { searchAttributeFlags } from '../definitions/search-attributes.js';
 
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
@@ -204,7 +204,8 @@ async function waitUntilServing(
   }
   if (!alive()) return undefined; // the exit itself is reported by the caller
   throw new DevServerError(
-    `Temporal dev server did not serve on ${address} within ${timeoutMs} ms (${lastError instanceof Error ? lastError.message : String(lastError)})`,
+    `Temporal dev server did not serve on ${address} within ${timeoutMs} ms ` +
+      `(${lastError instanceof Error ? lastError.message : String(lastError)})`,
   );
 }
 

@@ -5,9 +5,9 @@
  */
 import type { Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
-import type { messageStatus } from '../../workflows/message-status.js';
-import { messageWorkflowId } from '../../workflows/ids.js';
-import { SA } from './search-attributes.js';
+import type { MessageStatusWorkflow } from '../definitions/message-status.js';
+import { SA } from '../definitions/search-attributes.js';
+import { messageWorkflowId } from '../definitions/workflow-ids.js';
 
 export async function signalMessageWorkflow<Arg>(
   client: Client,
@@ -16,7 +16,7 @@ export async function signalMessageWorkflow<Arg>(
   signal: SignalDefinition<[Arg]>,
   arg: Arg,
 ): Promise<void> {
-  await client.workflow.signalWithStart<typeof messageStatus, [Arg]>('messageStatus', {
+  await client.workflow.signalWithStart<MessageStatusWorkflow, [Arg]>('messageStatus', {
     workflowId: messageWorkflowId(providerMessageId),
     taskQueue,
     args: [{ providerMessageId }],

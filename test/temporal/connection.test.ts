@@ -11,7 +11,7 @@ import {
   connectionSettings,
   connectWorkerConnection,
   TemporalUnreachableError,
-} from '../../src/temporal/index.js';
+} from '../../src/temporal/connection.js';
 
 /** Only the variables given: no profile of the machine's user (HOME points nowhere) leaks in. */
 const envOf = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ HOME: '/nonexistent', ...vars });

@@ -1,9 +1,10 @@
 /**
- * Signals, queries and the data they carry. Shared by workflows, activities, the ingress and the starter;
- * nothing here does I/O, so it is safe inside the workflow sandbox.
+ * How anyone talks to a message's `messageStatus` workflow: its input, its signals and query, and the data
+ * they carry. Shared by workflows, activities, the ingress and the starter; nothing here does I/O, so it is
+ * safe inside the workflow sandbox.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { FinalStatus, MessageStatus } from '../src/api/events.js';
+import type { FinalStatus, MessageStatus } from '../api/events.js';
 
 /** A final status reported by the provider's webhook. No phone number travels with it: it is not needed. */
 export interface StatusEvent {
@@ -30,6 +31,19 @@ export interface MessageOutcome {
   timestamp: string | null;
   source: OutcomeSource;
 }
+
+export interface MessageStatusInput {
+  providerMessageId: string;
+  /** How long to wait for a final event once a subscriber waits, unless the subscription says otherwise. */
+  waitWindowMs?: number;
+  /** How long the outcome stays available to late subscribers (and absorbs duplicates) before closing. */
+  lingerMs?: number;
+  /** How long an event that arrived before any subscriber is kept for its sender. */
+  orphanWindowMs?: number;
+}
+
+/** The `messageStatus` workflow's signature, for callers that start it by name (signal-with-start). */
+export type MessageStatusWorkflow = (input: MessageStatusInput) => Promise<MessageOutcome>;
 
 export const statusEventSignal = defineSignal<[StatusEvent]>('statusEvent');
 export const subscribeSignal = defineSignal<[Subscription]>('subscribe');

@@ -3,8 +3,8 @@
  * replay, so each event is counted once however often a history is replayed. Pure: safe in the bundle.
  */
 import { metricMeter } from '@temporalio/workflow';
-import type { MessageOutcome } from '../../workflows/messages.js';
-import { METRICS } from './names.js';
+import type { MessageOutcome } from '../src/definitions/message-status.js';
+import { METRICS } from '../src/definitions/metric-names.js';
 
 /** One message's outcome became known (its message-status workflow decided it). */
 export function countMessageOutcome({ status, source }: Pick<MessageOutcome, 'status' | 'source'>): void {

@@ -6,22 +6,21 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
-import { type AudienceLoaders, importAudienceLoaders } from '../../activities/audience-loaders.js';
-import { providerTaskQueue } from '../../workflows/ids.js';
-import { MessagingClient } from '../client/index.js';
-import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, WorkerEnv } from '../config.js';
-import type { KeyRing } from '../crypto/keyring.js';
-import { createLogger } from '../log.js';
-import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
-import { installWorkerRuntime } from '../metrics/worker-runtime.js';
-import { otpSealKeyRingFromEnv } from '../starter/otp.js';
-import { connectClient, connectWorkerConnection } from './connection.js';
-import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
-import { TASK_QUEUES } from './task-queues.js';
+import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
+import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
+import { MessagingClient } from './client/client.js';
+import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, WorkerEnv } from './config.js';
+import type { KeyRing } from './crypto/keyring.js';
+import { providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
+import { createLogger } from './log.js';
+import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
+import { installWorkerRuntime } from './metrics/worker-runtime.js';
+import { otpSealKeyRingFromEnv } from './starter/otp.js';
+import { connectClient, connectWorkerConnection } from './temporal/connection.js';
+import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${sourceExtension}`, import.meta.url));
 
 /**
  * Workflows kept in the worker's cache. Every message has a workflow that lingers after its outcome, and the
@@ -45,7 +44,10 @@ export interface MsgflowWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
-  /** Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS). A campaign's messages are a workflow each: lower it where memory is tight. */
+  /**
+   * Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS). A campaign's messages are a workflow
+   * each: lower it where memory is tight.
+   */
   maxCachedWorkflows?: number;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
   dataConverter?: DataConverter;
