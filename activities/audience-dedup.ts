@@ -5,8 +5,10 @@
  * worker took over, an activity retry), rebuilds it by re-reading the pages before the cursor.
  */
 import type { InvalidRecipient } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS, normalizeRecipient } from '../src/api/campaign-io.js';
-import { AUDIENCE_FAILURES, audienceFailure, type PageReader } from './audience-sources.js';
+import { normalizeRecipient } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import type { PageReader } from './audience-sources.js';
 
 export interface ClassifiedEntries {
   /** Valid recipients seen for the first time, in the API's form (international digits). */
@@ -15,11 +17,19 @@ export interface ClassifiedEntries {
   duplicates: number;
 }
 
-/** Sorts entries into new recipients, duplicates (already in `seen`) and invalid ones; adds the new ones to `seen`. */
-export function classifyEntries(entries: string[], seen: Set<number>, firstIndex: number): ClassifiedEntries {
+/**
+ * Sorts entries into new recipients, duplicates (already in `seen`) and invalid ones; adds the new ones to
+ * `seen`. Local numbers are read in `defaultCountry` (the campaign's) when given.
+ */
+export function classifyEntries(
+  entries: string[],
+  seen: Set<number>,
+  firstIndex: number,
+  defaultCountry?: string,
+): ClassifiedEntries {
   const result: ClassifiedEntries = { recipients: [], invalid: [], duplicates: 0 };
   entries.forEach((entry, i) => {
-    const check = normalizeRecipient(entry);
+    const check = normalizeRecipient(entry, defaultCountry);
     if (!check.ok) {
       result.invalid.push({ index: firstIndex + i, value: entry.slice(0, 40), reason: check.reason });
       return;
@@ -63,12 +73,13 @@ export class AudienceDeduper {
     firstIndex: number,
     signal: AbortSignal,
     onProgress: () => void,
+    defaultCountry?: string,
   ): Promise<DedupedPage> {
     // One read per campaign at a time, so an activity retry racing its abandoned attempt cannot interleave.
     const previous = this.locks.get(key) ?? Promise.resolve();
     const next = previous
       .catch(() => undefined)
-      .then(() => this.pageUnlocked(key, read, cursor, limit, firstIndex, signal, onProgress));
+      .then(() => this.pageUnlocked(key, read, cursor, limit, firstIndex, signal, onProgress, defaultCountry));
     this.locks.set(key, next);
     void next
       .finally(() => {
@@ -86,13 +97,15 @@ export class AudienceDeduper {
     firstIndex: number,
     signal: AbortSignal,
     onProgress: () => void,
+    defaultCountry: string | undefined,
   ): Promise<DedupedPage> {
     let state = this.campaigns.get(key);
     // The first page starts from nothing seen, whatever an earlier campaign under this key left behind.
     if (cursor === null) state = { cursor, seen: new Set() };
-    else if (!state || state.cursor !== cursor) state = await rebuild(read, cursor, limit, signal, onProgress);
+    else if (!state || state.cursor !== cursor)
+      state = await rebuild(read, cursor, limit, signal, onProgress, defaultCountry);
     const page = await read(cursor, limit, signal);
-    const classified = classifyEntries(page.entries, state.seen, firstIndex);
+    const classified = classifyEntries(page.entries, state.seen, firstIndex, defaultCountry);
     state.cursor = page.nextCursor;
     this.remember(key, state);
     return {
@@ -117,12 +130,13 @@ async function rebuild(
   limit: number,
   signal: AbortSignal,
   onProgress: () => void,
+  defaultCountry: string | undefined,
 ): Promise<SeenAt> {
   const seen = new Set<number>();
   let position: string | null = null;
   while (position !== cursor) {
     const page = await read(position, limit, signal);
-    classifyEntries(page.entries, seen, 0);
+    classifyEntries(page.entries, seen, 0, defaultCountry);
     onProgress();
     if (page.nextCursor === null) {
       throw audienceFailure(
@@ -141,13 +155,14 @@ export async function scanAudience(
   limit: number,
   signal: AbortSignal,
   onProgress: () => void,
+  defaultCountry?: string,
 ): Promise<{ entries: number; valid: number; invalid: number; duplicates: number }> {
   const seen = new Set<number>();
   const totals = { entries: 0, valid: 0, invalid: 0, duplicates: 0 };
   let cursor: string | null = null;
   do {
     const page = await read(cursor, limit, signal);
-    const classified = classifyEntries(page.entries, seen, totals.entries);
+    const classified = classifyEntries(page.entries, seen, totals.entries, defaultCountry);
     totals.entries += page.entries.length;
     totals.valid += classified.recipients.length;
     totals.invalid += classified.invalid.length;

@@ -23,7 +23,10 @@ export interface AudiencePageRequest {
 }
 
 export interface AudiencePage {
-  /** Phone numbers in international form (`+234 801 234 5678`, `2348012345678`); invalid ones are reported, not sent. */
+  /**
+   * Phone numbers in international form (`+234 801 234 5678`, `2348012345678`); invalid ones are reported,
+   * not sent.
+   */
   recipients: string[];
   /** Where the next page starts; null after the last page. */
   nextCursor: string | null;

@@ -4,9 +4,9 @@
  * de-duplication happen above them (audience-dedup.ts), the same way for every source.
  */
 import { open } from 'node:fs/promises';
-import { ApplicationFailure } from '@temporalio/activity';
 import type { AudienceFormat, AudienceSource } from '../src/api/campaign-io.js';
-import { normalizeRecipient } from '../src/api/campaign-io.js';
+import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './audience-csv.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 
 export interface RawPage {
@@ -16,16 +16,7 @@ export interface RawPage {
 
 export type PageReader = (cursor: string | null, limit: number, signal: AbortSignal) => Promise<RawPage>;
 
-/** Failure types of audience reading; all non-retryable: a retry cannot fix a missing file or a bad header. */
-export const AUDIENCE_FAILURES = {
-  unavailable: 'AudienceUnavailable',
-  invalidFormat: 'AudienceFormatInvalid',
-  changed: 'AudienceChanged',
-} as const;
-
-export function audienceFailure(type: string, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true });
-}
+export { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 
 export interface SourceContext {
   campaign: { id: string; startedAt: string };
@@ -36,16 +27,16 @@ export interface SourceContext {
 export function pageReaderFor(source: Exclude<AudienceSource, { type: 'inline' }>, context: SourceContext): PageReader {
   switch (source.type) {
     case 'file':
-      return filePageReader(source.path, source.format ?? formatFromName(source.path), source.column);
+      return filePageReader(source.path, source.format ?? formatFromName(source.path), source);
     case 'url':
-      return urlPageReader(source.url, source.format, source.column, context);
+      return urlPageReader(source.url, source.format, source, context);
     case 'loader':
       return loaderPageReader(source.name, source.params ?? {}, context);
   }
 }
 
 function formatFromName(name: string): AudienceFormat {
-  if (/\.csv$/i.test(name)) return 'csv';
+  if (/\.(csv|tsv)$/i.test(name)) return 'csv';
   if (/\.(ndjson|jsonl)$/i.test(name)) return 'ndjson';
   return 'txt';
 }
@@ -53,54 +44,10 @@ function formatFromName(name: string): AudienceFormat {
 // ---------------------------------------------------------------------------------------------------------
 // Entries from lines
 
-/** Picks the phone column of a CSV header, or reports that the first row is data (no header). */
-function csvColumn(header: string[], column: string | undefined): { index: number; headerRow: boolean } {
-  const names = header.map((h) => h.trim().toLowerCase());
-  if (column) {
-    const index = names.indexOf(column.trim().toLowerCase());
-    if (index < 0)
-      throw audienceFailure(
-        AUDIENCE_FAILURES.invalidFormat,
-        `the CSV has no column "${column}" (columns: ${header.join(', ')})`,
-      );
-    return { index, headerRow: true };
-  }
-  if (header.length > 0 && normalizeRecipient(header[0]!).ok) return { index: 0, headerRow: false };
-  const index = names.findIndex((n) => /phone|mobile|msisdn|number|recipient|^to$/.test(n));
-  if (index >= 0) return { index, headerRow: true };
-  if (names.length === 1) return { index: 0, headerRow: true };
-  throw audienceFailure(
-    AUDIENCE_FAILURES.invalidFormat,
-    `no phone column found in the CSV header (${header.join(', ')}): name it with "column"`,
-  );
-}
-
-export function csvFields(line: string): string[] {
-  const fields: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        current += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else current += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      fields.push(current);
-      current = '';
-    } else current += c;
-  }
-  fields.push(current);
-  return fields;
-}
-
 function ndjsonEntry(line: string, column: string | undefined): string {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(line.replace(/^\uFEFF/, '')); // a byte order mark may open the file
   } catch {
     return line;
   }
@@ -114,16 +61,9 @@ function ndjsonEntry(line: string, column: string | undefined): string {
   return line;
 }
 
-/** Turns lines into entries for a format; `csvIndex` is the phone column of a CSV. */
-function entriesOf(lines: string[], format: AudienceFormat, column: string | undefined, csvIndex: number): string[] {
-  switch (format) {
-    case 'csv':
-      return lines.map((line) => csvFields(line)[csvIndex] ?? '');
-    case 'ndjson':
-      return lines.map((line) => ndjsonEntry(line, column));
-    case 'txt':
-      return lines.map((line) => line.trim());
-  }
+/** Entries of NDJSON or plain-text lines (a CSV is read by records: audience-csv.ts). */
+function entriesOf(lines: string[], format: 'ndjson' | 'txt', column: string | undefined): string[] {
+  return format === 'ndjson' ? lines.map((line) => ndjsonEntry(line, column)) : lines.map((line) => line.trim());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -186,22 +126,22 @@ export async function readLines(path: string, start: number, max: number, signal
   }
 }
 
-function filePageReader(path: string, format: AudienceFormat, column: string | undefined): PageReader {
+function filePageReader(path: string, format: AudienceFormat, options: CsvOptions): PageReader {
   return async (cursor, limit, signal) => {
-    let csvIndex = 0;
-    let dataStart = 0;
-    if (format === 'csv') {
-      const first = await readLines(path, 0, 1, signal);
-      const header = csvFields(first.lines[0] ?? '');
-      const picked = csvColumn(header, column);
-      csvIndex = picked.index;
-      dataStart = picked.headerRow ? first.end : 0;
-    }
-    const start = cursor === null ? dataStart : Number(cursor);
+    const layout = format === 'csv' ? await csvLayoutOfFile(path, options, signal) : undefined;
+    const start = cursor === null ? (layout?.dataStart ?? 0) : Number(cursor);
     if (!Number.isSafeInteger(start) || start < 0)
       throw audienceFailure(AUDIENCE_FAILURES.changed, 'the audience cursor is not a file offset');
+    if (layout) {
+      const read = await readCsvFile(path, layout, start, limit, signal);
+      const entries = read.records.map((record) => record[layout.phoneColumn] ?? '');
+      return { entries, nextCursor: read.eof ? null : String(read.end) };
+    }
     const read = await readLines(path, start, limit, signal);
-    return { entries: entriesOf(read.lines, format, column, csvIndex), nextCursor: read.eof ? null : String(read.end) };
+    return {
+      entries: entriesOf(read.lines, format as 'ndjson' | 'txt', options.column),
+      nextCursor: read.eof ? null : String(read.end),
+    };
   };
 }
 
@@ -219,13 +159,13 @@ export class DownloadCache {
     campaignId: string,
     url: string,
     format: AudienceFormat | undefined,
-    column: string | undefined,
+    options: CsvOptions,
     signal: AbortSignal,
   ): Promise<string[]> {
-    const key = `${campaignId}\n${url}\n${format ?? ''}\n${column ?? ''}`;
+    const key = `${campaignId}\n${url}\n${format ?? ''}\n${options.column ?? ''}\n${options.delimiter ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = download(url, format, column, signal);
+      entry = download(url, format, options, signal);
       entry.catch(() => this.entries.delete(key));
       this.entries.set(key, entry);
       if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
@@ -237,7 +177,7 @@ export class DownloadCache {
 async function download(
   url: string,
   format: AudienceFormat | undefined,
-  column: string | undefined,
+  options: CsvOptions,
   signal: AbortSignal,
 ): Promise<string[]> {
   const response = await fetch(url, { signal });
@@ -252,25 +192,25 @@ async function download(
   const length = Number(response.headers.get('content-length') ?? 0);
   if (length > MAX_DOWNLOAD_BYTES)
     throw audienceFailure(AUDIENCE_FAILURES.unavailable, `the audience is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
-  const text = await response.text();
+  const data = Buffer.from(await response.arrayBuffer());
   const resolved =
     format ?? formatFromContentType(response.headers.get('content-type')) ?? formatFromName(new URL(url).pathname);
-  let lines = text
+  if (resolved === 'csv') {
+    const { layout, records } = await parseCsvText(data, options);
+    return records.map((record) => record[layout.phoneColumn] ?? '');
+  }
+  const lines = data
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
     .split('\n')
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '');
-  let csvIndex = 0;
-  if (resolved === 'csv' && lines.length > 0) {
-    const picked = csvColumn(csvFields(lines[0]!), column);
-    csvIndex = picked.index;
-    if (picked.headerRow) lines = lines.slice(1);
-  }
-  return entriesOf(lines, resolved, column, csvIndex);
+  return entriesOf(lines, resolved, options.column);
 }
 
 function formatFromContentType(type: string | null): AudienceFormat | undefined {
   if (!type) return undefined;
-  if (/text\/csv/i.test(type)) return 'csv';
+  if (/text\/(csv|tab-separated-values)/i.test(type)) return 'csv';
   if (/ndjson|jsonl|json-seq/i.test(type)) return 'ndjson';
   return undefined;
 }
@@ -278,11 +218,11 @@ function formatFromContentType(type: string | null): AudienceFormat | undefined 
 function urlPageReader(
   url: string,
   format: AudienceFormat | undefined,
-  column: string | undefined,
+  options: CsvOptions,
   context: SourceContext,
 ): PageReader {
   return async (cursor, limit, signal) => {
-    const entries = await context.downloads.get(context.campaign.id, url, format, column, signal);
+    const entries = await context.downloads.get(context.campaign.id, url, format, options, signal);
     const start = cursor === null ? 0 : Number(cursor);
     const end = Math.min(entries.length, start + limit);
     return { entries: entries.slice(start, end), nextCursor: end < entries.length ? String(end) : null };

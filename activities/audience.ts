@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { AudienceSource, InvalidRecipient } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS } from '../src/api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
@@ -21,6 +21,8 @@ export interface ReadAudiencePageInput {
   limit: number;
   /** Position of the page's first entry in the audience, for reporting invalid entries. */
   firstIndex: number;
+  /** The campaign's country for numbers in local form (CampaignInput.defaultCountry). */
+  defaultCountry?: string;
 }
 
 export interface ScanAudienceInput {
@@ -28,6 +30,7 @@ export interface ScanAudienceInput {
   campaignStartedAt: string;
   source: PagedAudienceSource;
   limit: number;
+  defaultCountry?: string;
 }
 
 export interface PreparedAudience {
@@ -54,8 +57,14 @@ export function createAudienceActivities({ loaders = {} }: AudienceActivityOptio
 
   return {
     /** An inline list, validated and de-duplicated in one go (it is small: at most MAX_INLINE_RECIPIENTS). */
-    async prepareInlineAudience({ recipients }: { recipients: string[] }): Promise<PreparedAudience> {
-      const classified = classifyEntries(recipients, new Set(), 0);
+    async prepareInlineAudience({
+      recipients,
+      defaultCountry,
+    }: {
+      recipients: string[];
+      defaultCountry?: string;
+    }): Promise<PreparedAudience> {
+      const classified = classifyEntries(recipients, new Set(), 0, defaultCountry);
       return {
         recipients: classified.recipients,
         invalidCount: classified.invalid.length,
@@ -68,13 +77,14 @@ export function createAudienceActivities({ loaders = {} }: AudienceActivityOptio
     async readAudiencePage(input: ReadAudiencePageInput): Promise<DedupedPage> {
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const key = `${input.campaignId}\n${JSON.stringify(input.source)}`;
-      return deduper.page(key, read, input.cursor, input.limit, input.firstIndex, signal(), heartbeat);
+      const { cursor, limit, firstIndex, defaultCountry } = input;
+      return deduper.page(key, read, cursor, limit, firstIndex, signal(), heartbeat, defaultCountry);
     },
 
     /** Pre-flight: reads the whole audience once to count what will be sent. */
     async scanAudience(input: ScanAudienceInput) {
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
-      return scanAudience(read, input.limit, signal(), heartbeat);
+      return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
     },
   };
 }

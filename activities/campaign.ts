@@ -5,10 +5,10 @@
  */
 import { Context } from '@temporalio/activity';
 import type { SmsSendRequest } from '../src/api/sms.js';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessagingClient } from '../src/client/client.js';
+import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
-import { campaignKeyOf } from '../workflows/campaign-messages.js';
-import type { MessageOutcome } from '../workflows/messages.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 

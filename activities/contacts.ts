@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { ContactCheck } from '../src/api/otp-io.js';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessagingClient } from '../src/client/client.js';
 import { callProvider } from './errors.js';
 
 export interface CheckedContact {

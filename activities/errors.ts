@@ -1,6 +1,6 @@
 /**
- * The one place where a provider error becomes a Temporal retry decision (DESIGN.md "Errors are
- * classified once"): causes no retry can fix fail the activity for good, with a failure type per cause;
+ * The one place where a provider error becomes a Temporal retry decision (errors are
+ * classified once): causes no retry can fix fail the activity for good, with a failure type per cause;
  * 429 retries no sooner than the provider's Retry-After; 409 (same key still in progress) retries shortly;
  * everything else (5xx, network, timeouts) is left to the activity's retry policy with backoff.
  */
@@ -10,12 +10,12 @@ import {
   IdempotencyConflictError,
   InsufficientBalanceError,
   InvalidInputError,
-  MessagingApiError,
+  type MessagingApiError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   ValidationError,
-} from '../src/client/index.js';
+} from '../src/client/errors.js';
 
 /** Failure types workflows and operators see; stable names, one per cause. */
 export const FAILURE_TYPES = {

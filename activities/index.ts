@@ -2,7 +2,7 @@
  * The worker's activities, built by factories over injected clients (dependency injection, no globals),
  * grouped by the task queue they run on. A new feature adds its factory to one of the two groups.
  */
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessagingClient } from '../src/client/client.js';
 import type { KeyRing } from '../src/crypto/keyring.js';
 import type { MessageStore } from '../src/store/index.js';
 import { createContactActivities } from './contacts.js';
@@ -13,11 +13,6 @@ import { createCampaignProviderActivities } from './campaign.js';
 import { createMessageStoreActivities } from './message-store.js';
 import { createProviderActivities } from './provider.js';
 import { createVoiceActivities } from './voice.js';
-
-export { createProviderActivities } from './provider.js';
-export { createMessageStoreActivities } from './message-store.js';
-export { FAILURE_TYPES } from './errors.js';
-export type { AudienceLoader, AudienceLoaders, AudiencePage, AudiencePageRequest } from './audience-loaders.js';
 
 /** Secrets provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP verification fails). */
 export interface ProviderActivitySecrets {

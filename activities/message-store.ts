@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { FinalOutcome, MessageStore } from '../src/store/index.js';
-import type { MessageOutcome } from '../workflows/messages.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 
 export interface MessageIds {
   providerMessageIds: string[];

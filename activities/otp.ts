@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { OtpSendRequest, OtpVerifyStatus } from '../src/api/otp.js';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessagingClient } from '../src/client/client.js';
 import { type KeyRing, openString } from '../src/crypto/keyring.js';
 import { callProvider } from './errors.js';
 

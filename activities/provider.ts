@@ -3,10 +3,11 @@
  * matches the token's limit, and each charged call carries the idempotency key its workflow derived.
  */
 import { Context } from '@temporalio/activity';
-import type { MessageStatus, SmsSendRequest, SmsSendResult } from '../src/api/index.js';
-import type { MessagingClient } from '../src/client/index.js';
+import type { MessageStatus } from '../src/api/events.js';
+import type { SmsSendRequest, SmsSendResult } from '../src/api/sms.js';
+import type { MessagingClient } from '../src/client/client.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
-import type { MessageOutcome } from '../workflows/messages.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 

@@ -5,9 +5,10 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
-import { isFinalVoiceStatus, type VoiceCall, type VoiceSendRequest } from '../src/api/voice.js';
-import type { MessagingClient } from '../src/client/index.js';
-import { VOICE_CALL_NOT_FINAL } from '../workflows/voice-messages.js';
+import { isFinalVoiceStatus } from '../src/api/constants.js';
+import type { VoiceCall, VoiceSendRequest } from '../src/api/voice.js';
+import type { MessagingClient } from '../src/client/client.js';
+import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
 import { callProvider } from './errors.js';
 
 /** What the workflow keeps of a call: no number, no text. */

@@ -12,13 +12,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { formatTimestamp } from '../src/api/common.js';
-import { BATCH_EVENT_TYPE, FINAL_STATUSES, type MessageStatusEvent } from '../src/api/events.js';
+import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
+import { FINAL_STATUSES } from '../src/api/constants.js';
 import { generateWebhookSecret, signWebhook } from '../src/api/signature.js';
 import { startIngress } from '../src/ingress/server.js';
 import { temporalSignaler } from '../src/ingress/signaler.js';
 import { standardWebhooksVerifier } from '../src/ingress/verifier.js';
 import { signalMessageWorkflow } from '../src/temporal/message-signals.js';
-import { statusEventSignal } from '../workflows/messages.js';
+import { statusEventSignal } from '../src/definitions/message-status.js';
 import { type Benchmark, type BenchRow, round } from './harness.js';
 import { assertClean, latencyColumns, type LoadResult, runLoad, sizeFromEnv } from './load.js';
 

@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { MAX_RECIPIENTS_PER_REQUEST } from '../src/api/sms.js';
+import { MAX_RECIPIENTS_PER_REQUEST } from '../src/api/constants.js';
 import { MessagingClient } from '../src/client/index.js';
 import { startStack } from '../src/stack.js';
-import { bundleMsgflowWorkflows, createMsgflowWorker } from '../src/temporal/worker.js';
+import { bundleMsgflowWorkflows, createMsgflowWorker } from '../src/worker.js';
 import { type Benchmark, round } from './harness.js';
 
 /** The spec's default limit per token. */

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,7 +161,7 @@ async function startBareServer(): Promise<{ baseUrl: string; close(): Promise<vo
   app.get('/v1/messages', (_req, res) => {
     res.json(page);
   });
-  const server = await new Promise<import('node:http').Server>((resolve, reject) => {
+  const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     s.once('error', reject);
   });

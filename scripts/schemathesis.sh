@@ -49,7 +49,7 @@ fi
 ADMIN_TOKEN="schemathesis-admin-$RANDOM$RANDOM$RANDOM"
 # Limits raised so the fuzzer measures validation, not the rate limiter (429s are still checked, just rare).
 node --import tsx src/cli/main.ts sandbox start --port 0 --db :memory: --admin-token "$ADMIN_TOKEN" \
-  --rate-limit 1000000 --otp-ip-limit 1000000 --carrier-submit-ms 50 --carrier-final-ms 50 \
+  --rate-limit 1000000 --otp-ip-limit 1000000 --carrier-submit 50ms --carrier-final 50ms \
   >"$WORK/sandbox.out" 2>"$WORK/sandbox.err" </dev/null &
 SANDBOX_PID=$!
 for _ in $(seq 1 300); do

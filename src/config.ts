@@ -4,11 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { durationText } from './api/duration.js';
 import { detailsOf } from './api/errors.js';
 
 /** Where `msgflow dev` keeps its state and writes the connection settings other commands read. */
 export const DATA_DIR = '.data';
 export const DEV_ENV_FILE = `${DATA_DIR}/dev.env`;
+/** The running stack's Temporal profile (temporal.toml), named by TEMPORAL_CONFIG_FILE in dev.env. */
+export const DEV_TEMPORAL_PROFILE_FILE = `${DATA_DIR}/temporal.toml`;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const list = z.string().transform((s) => s.split(/[\s,]+/).filter(Boolean));
@@ -25,6 +28,9 @@ export function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv 
   throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
 }
 
+/** A variable that is no longer read: setting it is an error naming its replacement, so it is not silently ignored. */
+const renamed = (replacement: string) => z.undefined({ error: `is no longer read: use ${replacement}` }).optional();
+
 /** Loads `.data/dev.env` (written by `msgflow dev`) without overriding variables already set. */
 export function loadDevEnv(file = DEV_ENV_FILE): boolean {
   if (!existsSync(file)) return false;
@@ -32,18 +38,34 @@ export function loadDevEnv(file = DEV_ENV_FILE): boolean {
   return true;
 }
 
+/**
+ * The msgflow side of the Temporal settings. The connection itself (address, namespace, API key, TLS) is read
+ * the way every Temporal tool reads it, by @temporalio/envconfig: the `TEMPORAL_*` variables over a profile of
+ * `temporal.toml` (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE); see src/temporal/connection.ts.
+ */
 export const TemporalEnv = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  /** TLS client certificate and key (PEM file paths) for a self-hosted cluster with mTLS. */
-  TEMPORAL_TLS_CERT: z.string().optional(),
-  TEMPORAL_TLS_KEY: z.string().optional(),
-  /** CA certificate (PEM file path) for a cluster whose server certificate is not publicly trusted. */
-  TEMPORAL_TLS_CA: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).optional(),
+  /** Profile of the config file to use (default `default`), and the file (default ~/.config/temporalio/temporal.toml). */
+  TEMPORAL_PROFILE: z.string().min(1).optional(),
+  TEMPORAL_CONFIG_FILE: z.string().min(1).optional(),
+  /** Temporal Cloud API key; implies TLS. */
+  TEMPORAL_API_KEY: z.string().optional(),
+  /** `true` turns TLS on without client certificates, `false` off. */
+  TEMPORAL_TLS: z.enum(['true', 'false', '1', '0']).optional(),
+  /** mTLS client certificate and key, and the CA of a server certificate not publicly trusted: PEM paths or data. */
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_CERT_DATA: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_KEY_DATA: z.string().optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA: z.string().optional(),
   /** Server name to verify in the server certificate when it differs from the address's host. */
   TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
-  /** API key for Temporal Cloud; implies TLS. */
-  TEMPORAL_API_KEY: z.string().optional(),
+  // msgflow's former names of Temporal's own TLS variables.
+  TEMPORAL_TLS_CERT: renamed('TEMPORAL_TLS_CLIENT_CERT_PATH'),
+  TEMPORAL_TLS_KEY: renamed('TEMPORAL_TLS_CLIENT_KEY_PATH'),
+  TEMPORAL_TLS_CA: renamed('TEMPORAL_TLS_SERVER_CA_CERT_PATH'),
   TEMPORAL_CLI_PATH: z.string().optional(),
   /** Where a Temporal CLI built or downloaded by msgflow is cached (default `${XDG_CACHE_HOME:-~/.cache}/msgflow`). */
   MSGFLOW_CACHE_DIR: z.string().min(1).optional(),
@@ -95,11 +117,8 @@ export const OtpEnv = z.object({
 });
 export type OtpEnv = z.infer<typeof OtpEnv>;
 
-const millis = z.coerce
-  .number()
-  .int()
-  .min(0)
-  .max(24 * 60 * 60 * 1000);
+const DAY_MS = 24 * 60 * 60 * 1000;
+const upToADay = durationText({ max: DAY_MS });
 
 /** Express `trust proxy`: true/false, a hop count, or addresses/subnets/names such as `loopback,10.0.0.0/8`. */
 const trustProxy = z
@@ -134,33 +153,25 @@ export const SandboxEnv = z.object({
   MSGFLOW_SANDBOX_DB: z.string().default(`${DATA_DIR}/sandbox.db`),
   MSGFLOW_SANDBOX_ADMIN_TOKEN: z.string().min(16).optional(),
   MSGFLOW_SANDBOX_TRUST_PROXY: trustProxy.optional(),
-  /** How often the carrier and the webhook dispatcher look for due work. */
-  MSGFLOW_SANDBOX_TICK_MS: z.coerce.number().int().min(1).max(60_000).optional(),
+  /** How often the carrier and the webhook dispatcher look for due work (a duration, like every timing below). */
+  MSGFLOW_SANDBOX_TICK: durationText({ min: 1, max: 60_000 }).optional(),
   /** Processing time of a charged send (its Idempotency-Key is held meanwhile). */
-  MSGFLOW_SANDBOX_SEND_LATENCY_MS: millis.optional(),
+  MSGFLOW_SANDBOX_SEND_LATENCY: upToADay.optional(),
   /** Carrier: queued → sent, sent → final state, and each step of a voice call. */
-  MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS: millis.optional(),
-  MSGFLOW_SANDBOX_CARRIER_FINAL_MS: millis.optional(),
-  MSGFLOW_SANDBOX_VOICE_STEP_MS: millis.optional(),
-  /** Webhook retry delays, comma-separated ms, e.g. `1000,5000,30000`; an empty list never retries. */
-  MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS: z
+  MSGFLOW_SANDBOX_CARRIER_SUBMIT: upToADay.optional(),
+  MSGFLOW_SANDBOX_CARRIER_FINAL: upToADay.optional(),
+  MSGFLOW_SANDBOX_VOICE_STEP: upToADay.optional(),
+  /** Webhook retry delays, comma-separated, e.g. `1s,5s,30s`; an empty list never retries. */
+  MSGFLOW_SANDBOX_WEBHOOK_RETRY: z
     .string()
-    .transform((s) => list.parse(s).map(Number))
-    .pipe(
-      z.array(
-        z
-          .number()
-          .int()
-          .min(0)
-          .max(7 * 24 * 60 * 60 * 1000),
-      ),
-    )
+    .transform((s) => list.parse(s))
+    .pipe(z.array(durationText({ max: 7 * DAY_MS })))
     .optional(),
-  MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).optional(),
+  MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT: durationText({ min: 1, max: 120_000 }).optional(),
   MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX: z.coerce.number().int().min(1).max(1000).optional(),
   /** Chaos: probability (0..1) of sending a delivered webhook once more, and a random hold-back of first attempts. */
   MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE: z.coerce.number().min(0).max(1).optional(),
-  MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS: millis.optional(),
+  MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY: upToADay.optional(),
   /** Requests per minute per token (accounts without their own limit). */
   MSGFLOW_SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).optional(),
   /** POST /otp/send per minute per source IP. */
@@ -172,6 +183,15 @@ export const SandboxEnv = z.object({
     .max(10 * 1024 * 1024)
     .optional(),
   MSGFLOW_SANDBOX_PRICES: priceList.optional(),
+  // Timings were plain milliseconds under these names; they are durations now.
+  MSGFLOW_SANDBOX_TICK_MS: renamed('MSGFLOW_SANDBOX_TICK (a duration, e.g. 100ms)'),
+  MSGFLOW_SANDBOX_SEND_LATENCY_MS: renamed('MSGFLOW_SANDBOX_SEND_LATENCY (a duration, e.g. 10ms)'),
+  MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS: renamed('MSGFLOW_SANDBOX_CARRIER_SUBMIT (a duration, e.g. 500ms)'),
+  MSGFLOW_SANDBOX_CARRIER_FINAL_MS: renamed('MSGFLOW_SANDBOX_CARRIER_FINAL (a duration, e.g. 2s)'),
+  MSGFLOW_SANDBOX_VOICE_STEP_MS: renamed('MSGFLOW_SANDBOX_VOICE_STEP (a duration, e.g. 1s)'),
+  MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS: renamed('MSGFLOW_SANDBOX_WEBHOOK_RETRY (durations, e.g. 5s,30s,2m)'),
+  MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS: renamed('MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT (a duration, e.g. 10s)'),
+  MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS: renamed('MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY (a duration, e.g. 1s)'),
   /** Where the `msgflow sandbox account|token|sender|credit|inbox|ledger` helpers find a running sandbox. */
   MSGFLOW_SANDBOX_URL: z.url().default('http://127.0.0.1:4010'),
 });

@@ -4,7 +4,7 @@
  * isolate themselves by task queue. MSGFLOW_TEMPORAL_LOG=1 echoes the server's output.
  */
 import type { TestProject } from 'vitest/node';
-import { ensureTemporal } from '../src/temporal/index.js';
+import { ensureTemporal } from '../src/temporal/dev-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

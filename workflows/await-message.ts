@@ -4,9 +4,9 @@
  */
 import { condition } from '@temporalio/workflow';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
-import { countMessageOutcomes } from '../src/metrics/workflow-metrics.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { awaitMessages, onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
-import type { MessageOutcome } from './messages.js';
+import { countMessageOutcomes } from './metrics.js';
 
 export interface AwaitMessageInput {
   providerMessageId: string;

@@ -5,8 +5,8 @@
  */
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { CampaignInput, CampaignPhase, CampaignProgress } from '../src/api/campaign-io.js';
-import { SA } from '../src/temporal/search-attributes.js';
-import { campaignKeyOf } from './campaign-messages.js';
+import { SA } from '../src/definitions/search-attributes.js';
+import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import { detailsOf } from './campaign-state.js';
 
 /** At most one phase change recorded in history per interval (a campaign can flip sending/throttled often). */

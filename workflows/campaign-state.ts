@@ -11,7 +11,7 @@ import type {
   StateCounts,
 } from '../src/api/campaign-io.js';
 import { FINAL_STATUSES, isFinalStatus, MAX_REPORTED_ITEMS } from '../src/api/constants.js';
-import type { MessageOutcome } from './messages.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 
 /** Where reading the audience stands: the remaining inline list, or a source's opaque cursor. */
 export type AudienceCursor =

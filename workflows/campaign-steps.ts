@@ -9,7 +9,8 @@ import type { CampaignInput } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
 import { countSegments } from '../src/api/segments.js';
 import { type CampaignState, type PendingChunk, recordInvalid } from './campaign-state.js';
-import { idempotencyKey, providerTaskQueue } from './ids.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 export const CAMPAIGN_FAILURES = {

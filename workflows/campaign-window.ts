@@ -51,7 +51,10 @@ function secondsOf(clock: string): number {
   return (h * 60 + m) * 60 + s;
 }
 
-/** The instant at which the local wall time `wallMs` occurs (the later reading when DST makes it ambiguous or skips it). */
+/**
+ * The instant at which the local wall time `wallMs` occurs (the later reading when DST makes it ambiguous or
+ * skips it).
+ */
 function instantOfWall(wallMs: number, timeZone: string, near: number): number {
   // offset = wall - instant; two refinements settle it across a DST change.
   let guess = wallMs - (wallClock(near, timeZone).wallMs - near);

@@ -23,7 +23,7 @@ import {
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
-} from './campaign-messages.js';
+} from '../src/definitions/campaign.js';
 import { OperatorView, tagForOperators } from './campaign-operators.js';
 import {
   type AudienceCursor,
@@ -37,9 +37,9 @@ import {
 } from './campaign-state.js';
 import { CAMPAIGN_FAILURES, type CampaignContext, preflight, readNextChunk, sendChunk } from './campaign-steps.js';
 import { nextWindowOpening } from './campaign-window.js';
-import { countMessageOutcomes } from '../src/metrics/workflow-metrics.js';
+import { countMessageOutcomes } from './metrics.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
-import type { MessageOutcome } from './messages.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 
 export { CAMPAIGN_FAILURES } from './campaign-steps.js';
 

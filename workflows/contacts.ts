@@ -3,11 +3,12 @@
  * the rate-limited provider queue, and splits them into valid and invalid — so a campaign can drop
  * undeliverable recipients before paying for them. Continues as new when the history grows long.
  */
-import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CheckedContact, createContactActivities } from '../activities/contacts.js';
 import { CONTACT_CHECK_DEFAULT_CONCURRENCY, CONTACT_CHECK_DEFAULT_PER_RUN } from '../src/api/constants.js';
 import type { CheckContactsInput, CheckContactsResult, ContactCheck } from '../src/api/otp-io.js';
-import { providerTaskQueue } from './ids.js';
+import { contactsProgressQuery } from '../src/definitions/contacts.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 /** What a run hands to the next when it continues as new. `seq` keeps the input's order. */
@@ -18,8 +19,6 @@ export interface CheckContactsCarry {
   cost: number;
   currency: string | null;
 }
-
-export const contactsProgressQuery = defineQuery<{ checked: number; total: number }>('progress');
 
 export async function checkContacts(
   input: CheckContactsInput,

@@ -8,8 +8,8 @@ import { isCancellation, proxyActivities, setHandler, workflowInfo } from '@temp
 import type { createMessageStoreActivities } from '../activities/message-store.js';
 import type { createProviderActivities } from '../activities/provider.js';
 import { isFinalStatus } from '../src/api/constants.js';
-import { providerTaskQueue } from './ids.js';
-import { type MessageOutcome, messageOutcomesSignal } from './messages.js';
+import { type MessageOutcome, messageOutcomesSignal } from '../src/definitions/message-outcomes.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { PROVIDER_ACTIVITY_OPTIONS, STORE_ACTIVITY_OPTIONS } from './options.js';
 
 /** Provider look-ups in flight at once when a wait window ends; the provider queue's rate still paces them. */

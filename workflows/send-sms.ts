@@ -6,17 +6,19 @@ import { condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createProviderActivities } from '../activities/provider.js';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
-import { countMessageOutcomes } from '../src/metrics/workflow-metrics.js';
-import { idempotencyKey, providerTaskQueue } from './ids.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
-import type { MessageOutcome } from './messages.js';
+import { countMessageOutcomes } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();
   const keep = (list: MessageOutcome[]) => {
-    for (const outcome of list)
-      if (!outcomes.has(outcome.providerMessageId)) outcomes.set(outcome.providerMessageId, outcome);
+    const fresh = list.filter((o) => !outcomes.has(o.providerMessageId));
+    for (const outcome of fresh) outcomes.set(outcome.providerMessageId, outcome);
+    countMessageOutcomes(fresh);
   };
   onMessageOutcomes(keep);
 

@@ -14,10 +14,11 @@ import {
 import type { createVoiceActivities, VoiceCallSnapshot } from '../activities/voice.js';
 import { isFinalVoiceStatus, VOICE_CALL_DEFAULTS } from '../src/api/constants.js';
 import type { VoiceCallInput, VoiceCallResult } from '../src/api/otp-io.js';
-import { SA } from '../src/temporal/search-attributes.js';
-import { idempotencyKey, providerTaskQueue } from './ids.js';
+import { SA } from '../src/definitions/search-attributes.js';
+import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
+import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
-import { VOICE_CALL_NOT_FINAL } from './voice-messages.js';
 
 export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult> {
   const {

@@ -3,11 +3,14 @@
  * `progress` query, the result, and the rule that turns a listed number into a recipient. Backend services
  * in any language start `smsCampaign` with this JSON; the starter facade and the CLI validate with it.
  */
+import {
+  type CountryCode as Iso3166Country,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+} from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
-
-export { CAMPAIGN_DEFAULTS, MAX_REPORTED_ITEMS } from './constants.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
@@ -39,27 +42,41 @@ export const TimeZone = z
 // ---------------------------------------------------------------------------------------------------------
 // Recipients
 
+/** An ISO 3166-1 alpha-2 country code that numbers can be read in, e.g. `NG`. */
+export const CountryCode = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NG')
+  .refine((code) => isSupportedCountry(code), 'is not a country code phone numbers are known for, e.g. NG');
+
 export type RecipientCheck = { ok: true; digits: string } | { ok: false; reason: string };
 
 /**
  * Turns a listed number into the API's recipient form (international, digits only). Accepted: digits with
- * or without a leading `+` or `00`, with spaces, dots, dashes or parentheses between them. National forms
- * (`0801…`) are refused: a campaign has no country to guess from.
+ * or without a leading `+` or `00`, with spaces, dots, dashes or parentheses between them. A local form
+ * (`08012345678`) is read in `defaultCountry` (a valid CountryCode) when given, and refused otherwise: there
+ * is no country to guess from. Digits valid as an international number are read as one, country or not.
  */
-export function normalizeRecipient(raw: string): RecipientCheck {
+export function normalizeRecipient(raw: string, defaultCountry?: string): RecipientCheck {
   const trimmed = raw.trim();
   if (!/^(\+|00)?[\d\s().-]+$/.test(trimmed)) return { ok: false, reason: 'unknown number format' };
   let digits = trimmed.replace(/[\s().-]/g, '');
+  const international = /^(\+|00)/.test(digits);
   if (digits.startsWith('+')) digits = digits.slice(1);
   else if (digits.startsWith('00')) digits = digits.slice(2);
-  const checked = RecipientNumber.safeParse(digits);
-  if (!checked.success) {
-    const reason = /^[1-9]\d{6,14}$/.test(digits)
-      ? 'not a valid phone number'
-      : 'unknown number format (expected international, e.g. +2348012345678)';
-    return { ok: false, reason };
+  if (RecipientNumber.safeParse(digits).success) return { ok: true, digits };
+  if (defaultCountry !== undefined && !international) {
+    const local = parsePhoneNumberFromString(digits, defaultCountry as Iso3166Country);
+    if (local?.isValid()) return { ok: true, digits: local.number.slice(1) };
+    return { ok: false, reason: `not a valid phone number (international, or local in ${defaultCountry})` };
   }
-  return { ok: true, digits };
+  if (/^[1-9]\d{6,14}$/.test(digits)) return { ok: false, reason: 'not a valid phone number' };
+  if (digits.startsWith('0') && !international)
+    return {
+      ok: false,
+      reason:
+        "unknown number format: a local number needs the campaign's default country (defaultCountry, --default-country NG), or write it international, e.g. +2348012345678",
+    };
+  return { ok: false, reason: 'unknown number format (expected international, e.g. +2348012345678)' };
 }
 
 /** A listed entry that was not sent to, where it was (0-based position in the audience) and why. */
@@ -79,9 +96,16 @@ export type AudienceFormat = z.infer<typeof AudienceFormat>;
 
 const Column = z.string().min(1).max(100);
 
+/** The field separator of a CSV; detected from the header row (`,` `;` tab `|`) when not given. */
+export const CsvDelimiter = z
+  .string()
+  .length(1, 'must be one character, e.g. ; or a tab')
+  .refine((c) => !/["\r\n]/.test(c), 'cannot be a quote or a line break');
+
 /**
  * Where the recipients come from. `inline`: listed in the input (small campaigns). `file`/`url`: a CSV
- * (header row; the phone column is `column` or the first named phone/mobile/msisdn/number/recipient), NDJSON
+ * (header row, fields separated by `delimiter` or the one detected: `,` `;` tab `|`; quoted fields may hold
+ * separators and line breaks; the phone column is `column` or the first named phone/mobile/msisdn/number/recipient), NDJSON
  * (a JSON string per line, or an object with the `column` field) or plain text (one number per line), read
  * in pages by the worker at run time. `loader`: an audience loader registered with the worker by name
  * (e.g. a database query), given `params`.
@@ -101,12 +125,14 @@ export const AudienceSource = z.discriminatedUnion('type', [
       .refine((p) => p.startsWith('/'), 'must be an absolute path (the worker reads it)'),
     format: AudienceFormat.optional(),
     column: Column.optional(),
+    delimiter: CsvDelimiter.optional(),
   }),
   z.strictObject({
     type: z.literal('url'),
     url: z.url({ protocol: /^https?$/ }),
     format: AudienceFormat.optional(),
     column: Column.optional(),
+    delimiter: CsvDelimiter.optional(),
   }),
   z.strictObject({
     type: z.literal('loader'),
@@ -158,6 +184,8 @@ export const CampaignInput = z
     preflight: z.boolean().optional(),
     /** Messages awaiting their final state before sending pauses (default 2000, at least `chunkSize`). */
     maxOutstanding: z.number().int().min(1).max(10_000).optional(),
+    /** Country (ISO 3166-1 alpha-2, e.g. NG) in which audience numbers written in local form are read. */
+    defaultCountry: CountryCode.optional(),
     /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
   })
@@ -219,7 +247,10 @@ export const CostEstimate = z.object({
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 
-/** Messages per state: the five final ones, and for those that never reached one, the last known (`sent`, `queued`, `unknown`). */
+/**
+ * Messages per state: the five final ones, and for those that never reached one, the last known (`sent`,
+ * `queued`, `unknown`).
+ */
 export const StateCounts = z.record(z.string(), z.number().int().nonnegative());
 export type StateCounts = z.infer<typeof StateCounts>;
 
@@ -227,7 +258,10 @@ export type StateCounts = z.infer<typeof StateCounts>;
 export const CampaignProgress = z.object({
   phase: CampaignPhase,
   paused: z.boolean(),
-  /** Why sending is paused: an operator's reason, or a provider refusal (e.g. InsufficientBalance) to fix before resuming. */
+  /**
+   * Why sending is paused: an operator's reason, or a provider refusal (e.g. InsufficientBalance) to fix
+   * before resuming.
+   */
   pausedReason: z.string().nullable(),
   cancelled: z.boolean(),
   /** Audience entries read so far; `valid` unique recipients among them; `total` valid ones known from pre-flight. */
@@ -364,7 +398,10 @@ export const ScheduleId = z
 export const SchedulePolicies = z.strictObject({
   /** What happens when a run is due while the previous one still runs. Default `skip`. */
   overlap: OverlapPolicy.optional(),
-  /** How late a missed firing (server down) may still run (ms). Default Temporal's (1 year); keep it short for reminders. */
+  /**
+   * How late a missed firing (server down) may still run (ms). Default Temporal's (1 year); keep it short
+   * for reminders.
+   */
   catchupWindowMs: z.number().int().min(10_000).optional(),
   /** Pause the schedule when a run fails. */
   pauseOnFailure: z.boolean().optional(),

@@ -95,5 +95,8 @@ export const CAMPAIGN_DEFAULTS = {
 
 export const CONTACT_CHECK_MAX = 1000;
 export const CONTACT_CHECK_DEFAULT_CONCURRENCY = 10;
-/** About 3 history events per check, plus workflow tasks: well under the point where Temporal suggests continuing as new. */
+/**
+ * About 3 history events per check, plus workflow tasks: well under the point where Temporal suggests
+ * continuing as new.
+ */
 export const CONTACT_CHECK_DEFAULT_PER_RUN = 500;

@@ -1,4 +1,4 @@
-/** The error body and its machine-readable codes (DESIGN.md: `{code, message, details?}`). */
+/** The error body and its machine-readable codes (the spec leaves its fields open: `{code, message, details?}`). */
 import { z } from 'zod';
 
 export const ERROR_CODES = {

@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { OffsetDateTime, PlusNumber } from './common.js';
 import { FINAL_STATUSES, PENDING_STATUSES } from './constants.js';
 
-export { FINAL_STATUSES, isFinalStatus, PENDING_STATUSES } from './constants.js';
-
 export const FinalStatus = z.enum(FINAL_STATUSES);
 export type FinalStatus = z.infer<typeof FinalStatus>;
 

@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
 import { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, PROVIDER_OTP_TTL } from './constants.js';
 
-export { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, OTP_MAX_ATTEMPTS } from './constants.js';
-
 export const OtpSendRequest = z
   .strictObject({
     recipient: RecipientNumber,

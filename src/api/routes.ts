@@ -3,7 +3,7 @@
  * (scope checks, body and query validation, idempotency), the client builds its requests from it, and
  * the OpenAPI document is generated from it.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Balance, Pricing } from './account.js';
 import { EmailVerification, EmailVerifyRequest, Lookup, LookupRequest } from './checks.js';
 import { ListQuery } from './common.js';

@@ -1,5 +1,5 @@
 /**
- * Webhook signatures, Standard Webhooks style (DESIGN.md): HMAC-SHA256 over `${id}.${timestamp}.${body}`
+ * Webhook signatures, Standard Webhooks style (the spec names none): HMAC-SHA256 over `${id}.${timestamp}.${body}`
  * with the base64 key of a `whsec_` secret, sent as `v1,<base64>` in `webhook-signature` beside
  * `webhook-id` and `webhook-timestamp` (Unix seconds). Several space-separated signatures may be sent
  * so a receiver can accept both secrets during a rotation.

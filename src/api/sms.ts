@@ -4,8 +4,6 @@ import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, 
 import { MessageStatus } from './events.js';
 import { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
 
-export { MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
-
 export const SmsSendRequest = z
   .strictObject({
     recipients: z.array(RecipientNumber).min(1).max(MAX_RECIPIENTS_PER_REQUEST),
@@ -77,5 +75,8 @@ export const CampaignRecord = z
   .meta({ id: 'Campaign' });
 export type CampaignRecord = z.infer<typeof CampaignRecord>;
 
-/** GET /messages and GET /campaigns filter on a message status (spec: "The list filter status accepts a message status value"). */
+/**
+ * GET /messages and GET /campaigns filter on a message status (spec: "The list filter status accepts a
+ * message status value").
+ */
 export const StatusFilter = z.strictObject({ status: MessageStatus.optional() });

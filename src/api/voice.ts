@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
 import { VOICE_FINAL_STATUSES, VOICE_PENDING_STATUSES } from './constants.js';
 
-export { isFinalVoiceStatus, VOICE_FINAL_STATUSES } from './constants.js';
-
 export const VoiceSendRequest = z
   .strictObject({
     recipient: RecipientNumber,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, PlusNumber, RecipientNumber, SenderId } from './common.js';
 import { MessageStatus } from './events.js';
-import { MAX_MESSAGE_LENGTH } from './sms.js';
+import { MAX_MESSAGE_LENGTH } from './constants.js';
 
 const Duration = z
   .number()

@@ -12,23 +12,23 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { type Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   AudienceFormat,
+  CountryCode,
+  CsvDelimiter,
   type CampaignProgress,
   type CampaignResult,
   normalizeRecipient,
   Weekday,
 } from '../api/campaign-io.js';
-import { parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { parseEnv, WorkerEnv } from '../config.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { InvalidWorkflowInputError, Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
+import { CliInputError, duration, fail, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 
-/** Bad command-line input: printed as is, exit code 2. */
-export class CliInputError extends Error {
-  override name = 'CliInputError';
-}
+export { CliInputError, fail } from './common.js';
 
 export interface CampaignFlags {
   sender?: string;
@@ -40,6 +40,8 @@ export interface CampaignFlags {
   loaderParams?: string;
   format?: string;
   column?: string;
+  delimiter?: string;
+  defaultCountry?: string;
   chunkSize?: number;
   chunksInFlight?: number;
   window?: string;
@@ -50,18 +52,12 @@ export interface CampaignFlags {
   maxOutstanding?: number;
 }
 
-const positiveInt = (what: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive whole number`);
-  return n;
-};
-
-/** `90s`, `5m`, `1h`, `2d`, `500ms`; a bare number is seconds. */
-export function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
-  if (!match) throw new InvalidArgumentError(`"${value}" is not a duration such as 90s, 5m, 1h or 2d`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;
-  return Math.round(Number(match[1]) * unit);
+/** `--delimiter`: one character, or `tab`. */
+function delimiter(value: string): string {
+  const char = value === 'tab' || value === '\\t' ? '\t' : value;
+  const checked = CsvDelimiter.safeParse(char);
+  if (!checked.success) throw new InvalidArgumentError(`${checked.error.issues[0]?.message} (or "tab")`);
+  return checked.data;
 }
 
 /** The campaign flags. `required`: sender, message and an audience must be given (start, schedule create). */
@@ -75,8 +71,14 @@ export function addCampaignOptions(command: Command, { required }: { required: b
   return command
     .addOption(sender)
     .addOption(message)
-    .option('--to <numbers>', 'recipients, comma-separated, international (e.g. +2348012345678,2348098765432)')
-    .option('--file <path>', 'audience file the worker reads: .csv (phone column), .ndjson or .txt (one number a line)')
+    .option(
+      '--to <numbers>',
+      'recipients, comma-separated, international (+2348012345678) or local with --default-country',
+    )
+    .option(
+      '--file <path>',
+      'audience file the worker reads: .csv/.tsv (header row, phone column), .ndjson or .txt (one number a line)',
+    )
     .option('--url <url>', 'audience file to download when the campaign runs')
     .option('--loader <name>', 'audience loader registered with the worker (e.g. a database query)')
     .option('--loader-params <json>', 'JSON object handed to the loader')
@@ -84,6 +86,16 @@ export function addCampaignOptions(command: Command, { required }: { required: b
       new Option('--format <format>', 'audience format when the name does not tell').choices(AudienceFormat.options),
     )
     .option('--column <name>', 'CSV column (or NDJSON field) holding the number')
+    .option(
+      '--delimiter <char>',
+      'CSV field separator: , ; | or tab (default: detected from the header row)',
+      delimiter,
+    )
+    .option(
+      '--default-country <code>',
+      'ISO 3166 country (e.g. NG) of numbers written in local form, such as 08012345678',
+      (value: string) => value.trim().toUpperCase(),
+    )
     .option('--chunk-size <n>', 'recipients per send request (max 1000)', positiveInt('--chunk-size'))
     .option(
       '--chunks-in-flight <n>',
@@ -95,8 +107,8 @@ export function addCampaignOptions(command: Command, { required }: { required: b
     .option('--window-days <days>', 'days the window opens, e.g. mon,tue,wed,thu,fri')
     .option(
       '--wait-window <duration>',
-      'how long each message may take to reach a final state (e.g. 30m)',
-      parseDuration,
+      'how long each message may take to reach a final state, e.g. 30m or 1h30m (default 6h)',
+      duration,
     )
     .option('--no-preflight', 'skip the cost estimate and balance check')
     .option(
@@ -118,6 +130,7 @@ export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown
   if (flags.waitWindow !== undefined) fields.waitWindowMs = flags.waitWindow;
   if (flags.preflight === false) fields.preflight = false;
   if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;
+  if (flags.defaultCountry !== undefined) fields.defaultCountry = flags.defaultCountry;
   if (flags.window !== undefined) fields.sendWindow = windowFrom(flags);
   else if (flags.windowTimeZone !== undefined || flags.windowDays !== undefined)
     throw new CliInputError('--window-time-zone and --window-days need --window');
@@ -130,13 +143,14 @@ function audienceFrom(flags: CampaignFlags): Record<string, unknown> | undefined
     throw new CliInputError(`give one audience: ${given.map((k) => `--${k}`).join(', ')} were all given`);
   const format = flags.format === undefined ? {} : { format: flags.format };
   const column = flags.column === undefined ? {} : { column: flags.column };
-  if (flags.to !== undefined) return { type: 'inline', recipients: recipientsFrom(flags.to) };
+  const csv = { ...format, ...column, ...(flags.delimiter === undefined ? {} : { delimiter: flags.delimiter }) };
+  if (flags.to !== undefined) return { type: 'inline', recipients: recipientsFrom(flags.to, flags.defaultCountry) };
   if (flags.file !== undefined) {
     const path = resolve(flags.file);
     if (!existsSync(path)) throw new CliInputError(`--file: no such file: ${path}`);
-    return { type: 'file', path, ...format, ...column };
+    return { type: 'file', path, ...csv };
   }
-  if (flags.url !== undefined) return { type: 'url', url: flags.url, ...format, ...column };
+  if (flags.url !== undefined) return { type: 'url', url: flags.url, ...csv };
   if (flags.loader !== undefined)
     return { type: 'loader', name: flags.loader, params: loaderParamsFrom(flags.loaderParams) };
   if (flags.loaderParams !== undefined) throw new CliInputError('--loader-params needs --loader');
@@ -144,14 +158,16 @@ function audienceFrom(flags: CampaignFlags): Record<string, unknown> | undefined
 }
 
 /** Numbers from `--to`, each checked now: a typo is an error here rather than an "invalid" line in the result. */
-function recipientsFrom(list: string): string[] {
+function recipientsFrom(list: string, defaultCountry: string | undefined): string[] {
+  const country = defaultCountry === undefined ? undefined : CountryCode.safeParse(defaultCountry);
+  if (country && !country.success) throw new CliInputError(`--default-country: ${country.error.issues[0]?.message}`);
   const entries = list
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
   if (entries.length === 0) throw new CliInputError('--to: no recipients given');
   const problems = entries.flatMap((entry, i) => {
-    const check = normalizeRecipient(entry);
+    const check = normalizeRecipient(entry, country?.data);
     return check.ok ? [] : [`"${entry}" (recipient ${i + 1}): ${check.reason}`];
   });
   if (problems.length)
@@ -184,22 +200,12 @@ function windowFrom(flags: CampaignFlags): Record<string, unknown> {
   return { start: match[1], end: match[2], timeZone: flags.windowTimeZone, ...(days ? { days } : {}) };
 }
 
-/**
- * Ends the command with `message` on stderr and `exitCode` (2: bad input, 1: the operation failed), without
- * the usage text commander would add: the message says what is wrong.
- */
-export function fail(message: string, exitCode: 1 | 2): never {
-  console.error(exitCode === 2 ? `${message}\n(see --help for the options)` : message);
-  throw new CommanderError(exitCode, 'msgflow.failed', message);
-}
-
 /** Runs `fn` with a Msgflow on the configured Temporal, turning expected failures into clear messages. */
 export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => Promise<T>): Promise<T> {
-  const temporalEnv = parseEnv(TemporalEnv, process.env);
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
   let client: Client | undefined;
   try {
-    client = await connectClient(temporalEnv);
+    client = await connectClient();
     return await fn(new Msgflow(client, MSGFLOW_TASK_QUEUE), client);
   } catch (error) {
     if (error instanceof CliInputError || error instanceof InvalidWorkflowInputError) fail(error.message, 2);
@@ -279,10 +285,10 @@ export async function followCampaign(run: CampaignRun, { json }: { json?: boolea
   return result;
 }
 
-async function printOutcome(run: CampaignRun, json: boolean | undefined): Promise<void> {
+async function printOutcome(run: CampaignRun, flags: JsonFlag): Promise<void> {
   try {
-    const result = await followCampaign(run, { json });
-    console.log(json ? JSON.stringify(result, null, 2) : formatResult(run.workflowId, result).join('\n'));
+    const result = await followCampaign(run, flags);
+    printResult(flags, { workflowId: run.workflowId, ...result }, () => formatResult(run.workflowId, result));
   } catch (error) {
     if (error instanceof WorkflowFailedError) {
       fail(`${run.workflowId} failed: ${error.cause?.message ?? error.message}`, 1);
@@ -291,69 +297,80 @@ async function printOutcome(run: CampaignRun, json: boolean | undefined): Promis
   }
 }
 
+/** A campaign's progress after a command, with its workflow id. */
+function printProgress(run: CampaignRun, progress: CampaignProgress, flags: JsonFlag): void {
+  printResult(flags, { workflowId: run.workflowId, ...progress }, () => formatProgress(progress));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Commands
 
 export function registerCampaignCommands(program: Command): void {
   const campaign = program.command('campaign').description('SMS campaigns of any size (the smsCampaign workflow)');
 
-  addCampaignOptions(
-    campaign.command('start').description('Start a campaign (or find the one already started with --key)'),
-    { required: true },
-  )
-    .option('--key <key>', 'campaign key: the workflow id is campaign:<key>; the same key never sends twice')
-    .option('--wait', 'show live progress until the campaign ends, then its result')
-    .option('--json', 'print the result as JSON (with --wait)')
-    .action(async (flags: CampaignFlags & { key?: string; wait?: boolean; json?: boolean }) => {
+  withJson(
+    addCampaignOptions(
+      campaign.command('start').description('Start a campaign (or find the one already started with --key)'),
+      { required: true },
+    )
+      .option('--key <key>', 'campaign key: the workflow id is campaign:<key>; the same key never sends twice')
+      .option('--wait', 'show live progress until the campaign ends, then its result'),
+  ).action(async (flags: CampaignFlags & JsonFlag & { key?: string; wait?: boolean }) => {
+    await withMsgflow(async (msgflow) => {
+      const fields = campaignFieldsFrom(flags);
+      if (!fields.audience) throw new CliInputError('give an audience: --to, --file, --url or --loader');
+      const run = await msgflow.startCampaign(fields as Parameters<Msgflow['startCampaign']>[0], { key: flags.key });
+      if (flags.wait) {
+        if (!flags.json) console.log(`campaign ${run.workflowId}`);
+        await printOutcome(run, flags);
+      } else printResult(flags, { workflowId: run.workflowId }, () => `campaign ${run.workflowId}`);
+    });
+  });
+
+  withJson(
+    campaign.command('watch <key>').description('Show live progress of a campaign until it ends, then its result'),
+  ).action(async (key: string, flags: JsonFlag) => {
+    await withMsgflow((msgflow) => printOutcome(msgflow.campaign(key), flags));
+  });
+
+  withJson(
+    campaign.command('status <key>').description("A campaign's progress: phase, per-state counts, cost so far"),
+  ).action(async (key: string, flags: JsonFlag) => {
+    await withMsgflow(async (msgflow) => {
+      const run = msgflow.campaign(key);
+      printProgress(run, await run.progress(), flags);
+    });
+  });
+
+  withJson(
+    campaign
+      .command('pause <key>')
+      .description('Stop sending further chunks (messages already sent are still tracked)')
+      .option('--reason <text>', 'why (shown in the progress)'),
+  ).action(async (key: string, flags: JsonFlag & { reason?: string }) => {
+    await withMsgflow(async (msgflow) => {
+      const run = msgflow.campaign(key);
+      printProgress(run, await run.pause(flags.reason), flags);
+    });
+  });
+
+  withJson(campaign.command('resume <key>').description('Resume sending')).action(
+    async (key: string, flags: JsonFlag) => {
       await withMsgflow(async (msgflow) => {
-        const fields = campaignFieldsFrom(flags);
-        if (!fields.audience) throw new CliInputError('give an audience: --to, --file, --url or --loader');
-        const run = await msgflow.startCampaign(fields as Parameters<Msgflow['startCampaign']>[0], { key: flags.key });
-        console.log(`campaign ${run.workflowId}`);
-        if (flags.wait) await printOutcome(run, flags.json);
+        const run = msgflow.campaign(key);
+        printProgress(run, await run.resume(), flags);
       });
-    });
+    },
+  );
 
-  campaign
-    .command('watch <key>')
-    .description('Show live progress of a campaign until it ends, then its result')
-    .option('--json', 'print the result as JSON')
-    .action(async (key: string, flags: { json?: boolean }) => {
-      await withMsgflow((msgflow) => printOutcome(msgflow.campaign(key), flags.json));
+  withJson(
+    campaign
+      .command('cancel <key>')
+      .description('Send no further chunk; the campaign still reports the messages already sent'),
+  ).action(async (key: string, flags: JsonFlag) => {
+    await withMsgflow(async (msgflow) => {
+      const run = msgflow.campaign(key);
+      printProgress(run, await run.cancel(), flags);
     });
-
-  campaign
-    .command('status <key>')
-    .description("A campaign's progress: phase, per-state counts, cost so far")
-    .option('--json', 'print the progress as JSON')
-    .action(async (key: string, flags: { json?: boolean }) => {
-      await withMsgflow(async (msgflow) => {
-        const progress = await msgflow.campaign(key).progress();
-        console.log(flags.json ? JSON.stringify(progress, null, 2) : formatProgress(progress));
-      });
-    });
-
-  campaign
-    .command('pause <key>')
-    .description('Stop sending further chunks (messages already sent are still tracked)')
-    .option('--reason <text>', 'why (shown in the progress)')
-    .action(async (key: string, flags: { reason?: string }) => {
-      await withMsgflow(async (msgflow) =>
-        console.log(formatProgress(await msgflow.campaign(key).pause(flags.reason))),
-      );
-    });
-
-  campaign
-    .command('resume <key>')
-    .description('Resume sending')
-    .action(async (key: string) => {
-      await withMsgflow(async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).resume())));
-    });
-
-  campaign
-    .command('cancel <key>')
-    .description('Send no further chunk; the campaign still reports the messages already sent')
-    .action(async (key: string) => {
-      await withMsgflow(async (msgflow) => console.log(formatProgress(await msgflow.campaign(key).cancel())));
-    });
+  });
 }

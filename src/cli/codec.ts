@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { startCodecServerFromEnv } from '../codec-server/from-env.js';
 import { generateKey } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
+import { type JsonFlag, printResult, withJson } from './common.js';
 import { untilStopSignal } from './signals.js';
 
 /** A codec endpoint token: 32 random bytes, URL-safe so it can also sit in the UI's endpoint path. */
@@ -35,19 +36,21 @@ export function registerCodecCommands(program: Command): void {
       await server.close();
     });
 
-  codec
-    .command('key')
-    .description(
-      'Print a new random AES-256 key for MSGFLOW_ENCRYPTION_KEY (prefix it with an id, e.g. k2:<key>, to rotate)',
-    )
-    .action(() => {
-      console.log(generateKey());
-    });
+  withJson(
+    codec
+      .command('key')
+      .description(
+        'Print a new random AES-256 key for MSGFLOW_ENCRYPTION_KEY (prefix it with an id, e.g. k2:<key>, to rotate)',
+      ),
+  ).action((flags: JsonFlag) => {
+    const key = generateKey();
+    printResult(flags, { key }, () => key);
+  });
 
-  codec
-    .command('token')
-    .description('Print a new random bearer token for MSGFLOW_CODEC_TOKEN')
-    .action(() => {
-      console.log(generateCodecToken());
-    });
+  withJson(codec.command('token').description('Print a new random bearer token for MSGFLOW_CODEC_TOKEN')).action(
+    (flags: JsonFlag) => {
+      const token = generateCodecToken();
+      printResult(flags, { token }, () => token);
+    },
+  );
 }

@@ -5,10 +5,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseEnv as parseDotenv } from 'node:util';
 import type { Command } from 'commander';
 import { startCodecServer } from '../codec-server/server.js';
-import { CodecEnv, DATA_DIR, DEV_ENV_FILE, EncryptionEnv, OtpEnv, parseEnv, SandboxEnv, WorkerEnv } from '../config.js';
+import {
+  CodecEnv,
+  DATA_DIR,
+  DEV_ENV_FILE,
+  DEV_TEMPORAL_PROFILE_FILE,
+  EncryptionEnv,
+  OtpEnv,
+  parseEnv,
+  SandboxEnv,
+  WorkerEnv,
+} from '../config.js';
 import { generateKey } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
@@ -105,7 +116,15 @@ export function registerDevCommands(program: Command): void {
         throw error;
       });
 
+      // The stack's own Temporal profile: commands reading dev.env use it instead of the user's default profile
+      // (whose API key or TLS settings must not be sent to this local server); `temporal` can use it too.
+      const temporalProfile = resolve(DEV_TEMPORAL_PROFILE_FILE);
+      writeFileSync(
+        temporalProfile,
+        `[profile.default]\naddress = ${JSON.stringify(temporal.address)}\nnamespace = ${JSON.stringify(temporal.namespace)}\n`,
+      );
       const settings = {
+        TEMPORAL_CONFIG_FILE: temporalProfile,
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_NAMESPACE: temporal.namespace,
         MSGFLOW_TASK_QUEUE,
@@ -136,7 +155,7 @@ export function registerDevCommands(program: Command): void {
           `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
           `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
           `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
-          `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands)`,
+          `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands); Temporal profile ${DEV_TEMPORAL_PROFILE_FILE}`,
           '',
           'Try: npm run msgflow -- sms send --to 2348012345678 --sender ACME --message "hi" --wait',
           'Ctrl-C stops everything.',

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `msgflow` command: each group of subcommands lives in its own module beside this one. */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadDevEnv } from '../config.js';
 import { registerCodecCommands } from './codec.js';
@@ -15,13 +16,33 @@ import { registerVoiceCommands } from './voice.js';
 import { registerWorkerCommands } from './worker.js';
 
 const program = new Command('msgflow')
-  .description('Durable SMS, OTP and voice messaging on Temporal')
+  .description(
+    'Durable SMS, OTP and voice messaging on Temporal.\n\n' +
+      'Temporal is reached the way the temporal CLI reaches it: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ' +
+      'TEMPORAL_API_KEY and TEMPORAL_TLS_* over a temporal.toml profile (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE).\n\n' +
+      'Durations are written 500ms, 30s, 10m, 1h30m or 2d. Commands that print a result take --json: one JSON ' +
+      'document on stdout.',
+  )
+  .version(packageVersion(), '-V, --version', 'print the msgflow version')
   .showHelpAfterError()
   .exitOverride()
   // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`.
   .hook('preAction', (_program, command) => {
     if (command.name() !== 'dev') loadDevEnv();
   });
+
+/** The version in msgflow's package.json, found from this file both as source (src/cli) and built (dist/src/cli). */
+function packageVersion(): string {
+  for (const up of ['../..', '../../..']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(`${up}/package.json`, import.meta.url), 'utf8'));
+      if (pkg.name === 'msgflow') return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return 'unknown';
+}
 
 registerDevCommands(program);
 registerSmsCommands(program);

@@ -6,35 +6,36 @@
  */
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import { parseEnv, TemporalEnv, WorkerEnv } from '../config.js';
+import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow, otpKeysFromEnv } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
+import { durationInSeconds, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 
 /** Exit status of `otp verify` when the answer is anything but `verified` (errors exit 1, bad config 2). */
 export const NOT_VERIFIED_EXIT_CODE = 3;
 
-interface PairOptions {
+interface PairOptions extends JsonFlag {
   purpose: string;
   to: string;
 }
 
 interface SendOptions extends PairOptions {
   sender?: string;
-  length?: string;
-  ttl?: string;
-  maxAttempts?: string;
-  cooldown?: string;
-  maxSends?: string;
-  lockout?: string;
+  length?: number;
+  /** Seconds, from durations. */
+  ttl?: number;
+  maxAttempts?: number;
+  cooldown?: number;
+  maxSends?: number;
+  lockout?: number;
 }
 
 const digitsOf = (to: string) => to.trim().replace(/^\+/, '');
-const numberOrUndefined = (value: string | undefined) => (value === undefined ? undefined : Number(value));
 
 async function withMsgflow<T>(use: (msgflow: Msgflow) => Promise<T>): Promise<T> {
   const otpKeys = otpKeysFromEnv();
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-  const client = await connectClient(parseEnv(TemporalEnv, process.env));
+  const client = await connectClient();
   try {
     return await use(new Msgflow(client, MSGFLOW_TASK_QUEUE, { otpKeys }));
   } finally {
@@ -49,38 +50,42 @@ export function registerOtpCommands(program: Command): void {
       .requiredOption('--purpose <purpose>', 'what the code is for, e.g. login (lowercase letters, digits, _ or -)')
       .requiredOption('--to <number>', 'recipient, international digits (e.g. 2348012345678)');
 
-  pair(otp.command('send'))
+  withJson(pair(otp.command('send')))
     .description('Send a code (or resend, within the cooldown and send limit, when a session is running)')
     .option('--sender <id>', 'approved sender id (default: the provider’s verification sender)')
-    .option('--length <digits>', 'digits in the code (4-10, default 6)')
-    .option('--ttl <seconds>', 'lifetime of a code (default 600)')
-    .option('--max-attempts <n>', 'wrong codes before the session locks (default 5)')
-    .option('--cooldown <seconds>', 'minimum time between sends (default 30)')
-    .option('--max-sends <n>', 'sends per session, the first included (default 3)')
-    .option('--lockout <seconds>', 'how long a locked session refuses codes and sends (default 900)')
+    .option('--length <digits>', 'digits in the code (4-10, default 6)', positiveInt('--length'))
+    .option('--ttl <duration>', 'lifetime of a code, e.g. 5m (default 10m)', durationInSeconds)
+    .option('--max-attempts <n>', 'wrong codes before the session locks (default 5)', positiveInt('--max-attempts'))
+    .option('--cooldown <duration>', 'minimum time between sends, e.g. 1m (default 30s)', durationInSeconds)
+    .option('--max-sends <n>', 'sends per session, the first included (default 3)', positiveInt('--max-sends'))
+    .option(
+      '--lockout <duration>',
+      'how long a locked session refuses codes and sends (default 15m)',
+      durationInSeconds,
+    )
     .action(async (options: SendOptions) => {
       const answer = await withMsgflow((msgflow) =>
         msgflow.sendOtp({
           purpose: options.purpose,
           recipient: digitsOf(options.to),
           sender: options.sender,
-          length: numberOrUndefined(options.length),
-          ttlSeconds: numberOrUndefined(options.ttl),
-          maxAttempts: numberOrUndefined(options.maxAttempts),
-          resendCooldownSeconds: numberOrUndefined(options.cooldown),
-          maxSends: numberOrUndefined(options.maxSends),
-          lockoutSeconds: numberOrUndefined(options.lockout),
+          length: options.length,
+          ttlSeconds: options.ttl,
+          maxAttempts: options.maxAttempts,
+          resendCooldownSeconds: options.cooldown,
+          maxSends: options.maxSends,
+          lockoutSeconds: options.lockout,
         }),
       );
-      console.log(
+      printResult(options, answer, () => [
         `${answer.status}  sends ${answer.sends} (${answer.sendsRemaining} left)  expires ${answer.expiresAt ?? '-'}`,
-      );
-      if (answer.resendAvailableAt) console.log(`resend available at ${answer.resendAvailableAt}`);
-      if (answer.lockedUntil) console.log(`locked until ${answer.lockedUntil}`);
-      console.log(`workflow ${answer.workflowId}`);
+        ...(answer.resendAvailableAt ? [`resend available at ${answer.resendAvailableAt}`] : []),
+        ...(answer.lockedUntil ? [`locked until ${answer.lockedUntil}`] : []),
+        `workflow ${answer.workflowId}`,
+      ]);
     });
 
-  pair(otp.command('verify'))
+  withJson(pair(otp.command('verify')))
     .description(`Check a code; exits 0 when verified, ${NOT_VERIFIED_EXIT_CODE} otherwise`)
     .option('--code <digits>', 'the code (read from stdin when omitted)')
     .action(async (options: PairOptions & { code?: string }) => {
@@ -88,16 +93,17 @@ export function registerOtpCommands(program: Command): void {
       const answer = await withMsgflow((msgflow) =>
         msgflow.verifyOtp({ purpose: options.purpose, recipient: digitsOf(options.to), code }),
       );
-      console.log(`${answer.status}  attempts remaining ${answer.attemptsRemaining}`);
+      printResult(options, answer, () => `${answer.status}  attempts remaining ${answer.attemptsRemaining}`);
       if (answer.status !== 'verified') process.exitCode = NOT_VERIFIED_EXIT_CODE;
     });
 
-  pair(otp.command('status'))
+  withJson(pair(otp.command('status')))
     .description("Show the running session's state (no code, no number)")
     .action(async (options: PairOptions) => {
       const state = await withMsgflow((msgflow) =>
         msgflow.otpState({ purpose: options.purpose, recipient: digitsOf(options.to) }),
       );
-      console.log(state ? JSON.stringify(state, null, 2) : 'no running session');
+      // The human form is the state itself (JSON); --json prints null when no session runs.
+      printResult(options, state ?? null, () => (state ? JSON.stringify(state, null, 2) : 'no running session'));
     });
 }

@@ -4,11 +4,13 @@
  * declared and validated in src/config.ts (SandboxEnv); a flag wins over its variable.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { formatDuration } from '../api/duration.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 import { ConfigError, SandboxEnv } from '../config.js';
 import { detailsOf } from '../api/errors.js';
 import { DEFAULTS } from '../sandbox/options.js';
 import { SandboxAdmin, SandboxAdminError, type SandboxOptions, startSandbox } from '../sandbox/index.js';
+import { type JsonFlag, printResult, withJson } from './common.js';
 import { untilStopSignal } from './signals.js';
 
 /** Start flags and the variable each one overrides. */
@@ -27,39 +29,39 @@ const START_FLAGS = [
     'Express trust proxy: true, a hop count, or addresses such as loopback (default false)',
   ],
   [
-    '--tick-ms <ms>',
-    'MSGFLOW_SANDBOX_TICK_MS',
-    `how often due carrier moves and webhooks are processed (default ${DEFAULTS.tickMs})`,
+    '--tick <duration>',
+    'MSGFLOW_SANDBOX_TICK',
+    `how often due carrier moves and webhooks are processed (default ${formatDuration(DEFAULTS.tickMs)})`,
   ],
   [
-    '--send-latency-ms <ms>',
-    'MSGFLOW_SANDBOX_SEND_LATENCY_MS',
-    `processing time of a charged send (default ${DEFAULTS.sendLatencyMs})`,
+    '--send-latency <duration>',
+    'MSGFLOW_SANDBOX_SEND_LATENCY',
+    `processing time of a charged send (default ${formatDuration(DEFAULTS.sendLatencyMs)})`,
   ],
   [
-    '--carrier-submit-ms <ms>',
-    'MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS',
-    `SMS queued -> sent (default ${DEFAULTS.carrier.submitMs})`,
+    '--carrier-submit <duration>',
+    'MSGFLOW_SANDBOX_CARRIER_SUBMIT',
+    `SMS queued -> sent (default ${formatDuration(DEFAULTS.carrier.submitMs)})`,
   ],
   [
-    '--carrier-final-ms <ms>',
-    'MSGFLOW_SANDBOX_CARRIER_FINAL_MS',
-    `SMS sent -> final state (default ${DEFAULTS.carrier.finalMs})`,
+    '--carrier-final <duration>',
+    'MSGFLOW_SANDBOX_CARRIER_FINAL',
+    `SMS sent -> final state (default ${formatDuration(DEFAULTS.carrier.finalMs)})`,
   ],
   [
-    '--voice-step-ms <ms>',
-    'MSGFLOW_SANDBOX_VOICE_STEP_MS',
-    `each step of a voice call (default ${DEFAULTS.carrier.voiceStepMs})`,
+    '--voice-step <duration>',
+    'MSGFLOW_SANDBOX_VOICE_STEP',
+    `each step of a voice call (default ${formatDuration(DEFAULTS.carrier.voiceStepMs)})`,
   ],
   [
-    '--webhook-retry-ms <list>',
-    'MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS',
-    `retry delays, comma-separated (default ${DEFAULTS.webhooks.retryScheduleMs.join(',')})`,
+    '--webhook-retry <durations>',
+    'MSGFLOW_SANDBOX_WEBHOOK_RETRY',
+    `retry delays, comma-separated (default ${DEFAULTS.webhooks.retryScheduleMs.map(formatDuration).join(',')})`,
   ],
   [
-    '--webhook-timeout-ms <ms>',
-    'MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS',
-    `per-attempt timeout (default ${DEFAULTS.webhooks.timeoutMs})`,
+    '--webhook-timeout <duration>',
+    'MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT',
+    `per-attempt timeout (default ${formatDuration(DEFAULTS.webhooks.timeoutMs)})`,
   ],
   [
     '--webhook-batch-max <n>',
@@ -72,8 +74,8 @@ const START_FLAGS = [
     'chaos: probability 0..1 of delivering a webhook twice (default 0)',
   ],
   [
-    '--webhook-max-delay-ms <ms>',
-    'MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS',
+    '--webhook-max-delay <duration>',
+    'MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY',
     'chaos: random hold-back of first attempts, reorders them (default 0)',
   ],
   [
@@ -113,10 +115,10 @@ export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = proces
   }
   const e = result.data;
   const chaos =
-    e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE !== undefined || e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS !== undefined
+    e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE !== undefined || e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY !== undefined
       ? {
           duplicateProbability: e.MSGFLOW_SANDBOX_WEBHOOK_DUPLICATE,
-          maxExtraDelayMs: e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY_MS,
+          maxExtraDelayMs: e.MSGFLOW_SANDBOX_WEBHOOK_MAX_DELAY,
         }
       : undefined;
   return definedOnly({
@@ -125,16 +127,16 @@ export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = proces
     db: e.MSGFLOW_SANDBOX_DB,
     adminToken: e.MSGFLOW_SANDBOX_ADMIN_TOKEN,
     trustProxy: e.MSGFLOW_SANDBOX_TRUST_PROXY,
-    tickMs: e.MSGFLOW_SANDBOX_TICK_MS,
-    sendLatencyMs: e.MSGFLOW_SANDBOX_SEND_LATENCY_MS,
+    tickMs: e.MSGFLOW_SANDBOX_TICK,
+    sendLatencyMs: e.MSGFLOW_SANDBOX_SEND_LATENCY,
     carrier: definedOnly({
-      submitMs: e.MSGFLOW_SANDBOX_CARRIER_SUBMIT_MS,
-      finalMs: e.MSGFLOW_SANDBOX_CARRIER_FINAL_MS,
-      voiceStepMs: e.MSGFLOW_SANDBOX_VOICE_STEP_MS,
+      submitMs: e.MSGFLOW_SANDBOX_CARRIER_SUBMIT,
+      finalMs: e.MSGFLOW_SANDBOX_CARRIER_FINAL,
+      voiceStepMs: e.MSGFLOW_SANDBOX_VOICE_STEP,
     }),
     webhooks: definedOnly({
-      retryScheduleMs: e.MSGFLOW_SANDBOX_WEBHOOK_RETRY_MS,
-      timeoutMs: e.MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: e.MSGFLOW_SANDBOX_WEBHOOK_RETRY,
+      timeoutMs: e.MSGFLOW_SANDBOX_WEBHOOK_TIMEOUT,
       batchMax: e.MSGFLOW_SANDBOX_WEBHOOK_BATCH_MAX,
       chaos: chaos && definedOnly(chaos),
     }),
@@ -164,72 +166,100 @@ export function registerSandboxCommands(program: Command): void {
   });
 
   const account = sandbox.command('account').description('Accounts');
-  account
-    .command('create')
-    .description('Create an account')
-    .requiredOption('--name <name>', 'account name')
-    .option('--balance <minor units>', 'opening balance', integer)
-    .option('--currency <code>', 'ISO 4217 currency (default USD)')
-    .action(async (o: { name: string; balance?: number; currency?: string }) => {
-      await print(adminFromEnv().createAccount(definedOnly(o)));
-    });
+  withJson(
+    account
+      .command('create')
+      .description('Create an account')
+      .requiredOption('--name <name>', 'account name')
+      .option('--balance <minor units>', 'opening balance', integer)
+      .option('--currency <code>', 'ISO 4217 currency (default USD)'),
+  ).action(async ({ json, ...o }: JsonFlag & { name: string; balance?: number; currency?: string }) => {
+    const created = await adminFromEnv().createAccount(definedOnly(o)).catch(explain);
+    printResult(
+      { json },
+      created,
+      () => `account ${created.id} "${created.name}": balance ${created.balance} ${created.currency}`,
+    );
+  });
 
   const token = sandbox.command('token').description('API tokens');
-  token
-    .command('create')
-    .description('Create an API token (its secret is printed once)')
-    .requiredOption('--account <id>', 'account id')
-    .requiredOption('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`, scopeList)
-    .option('--name <name>', 'a label')
-    .action(async (o: { account: string; scopes: Scope[]; name?: string }) => {
-      await print(adminFromEnv().createToken(o.account, definedOnly({ scopes: o.scopes, name: o.name })));
-    });
-  token
-    .command('revoke')
-    .description('Revoke an API token')
-    .argument('<token-id>')
-    .action(async (id: string) => {
+  withJson(
+    token
+      .command('create')
+      .description('Create an API token (its secret is printed once)')
+      .requiredOption('--account <id>', 'account id')
+      .requiredOption('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`, scopeList)
+      .option('--name <name>', 'a label'),
+  ).action(async (o: JsonFlag & { account: string; scopes: Scope[]; name?: string }) => {
+    const created = await adminFromEnv()
+      .createToken(o.account, definedOnly({ scopes: o.scopes, name: o.name }))
+      .catch(explain);
+    printResult(o, created, () => [
+      `token ${created.id} (${created.scopes.join(',')}); its secret, shown this once:`,
+      created.token,
+    ]);
+  });
+  withJson(token.command('revoke').description('Revoke an API token').argument('<token-id>')).action(
+    async (id: string, flags: JsonFlag) => {
       await adminFromEnv().revokeToken(id).catch(explain);
-      console.log(`revoked ${id}`);
-    });
+      printResult(flags, { id, revoked: true }, () => `revoked ${id}`);
+    },
+  );
 
-  sandbox
-    .command('sender')
-    .description('Approved senders')
-    .command('add')
-    .description('Approve a sender for an account')
-    .requiredOption('--account <id>', 'account id')
-    .requiredOption('--sender <sender>', 'sender id, e.g. ACME')
-    .action(async (o: { account: string; sender: string }) => {
-      await adminFromEnv().addSender(o.account, o.sender).catch(explain);
-      console.log(`approved sender ${o.sender}`);
-    });
+  withJson(
+    sandbox
+      .command('sender')
+      .description('Approved senders')
+      .command('add')
+      .description('Approve a sender for an account')
+      .requiredOption('--account <id>', 'account id')
+      .requiredOption('--sender <sender>', 'sender id, e.g. ACME'),
+  ).action(async (o: JsonFlag & { account: string; sender: string }) => {
+    await adminFromEnv().addSender(o.account, o.sender).catch(explain);
+    printResult(o, { account: o.account, sender: o.sender, approved: true }, () => `approved sender ${o.sender}`);
+  });
 
-  sandbox
-    .command('credit')
-    .description("Add to an account's wallet")
-    .requiredOption('--account <id>', 'account id')
-    .requiredOption('--amount <minor units>', 'amount to add', integer)
-    .action(async (o: { account: string; amount: number }) => {
-      await adminFromEnv().credit(o.account, o.amount).catch(explain);
-      console.log(`credited ${o.amount}`);
-    });
+  withJson(
+    sandbox
+      .command('credit')
+      .description("Add to an account's wallet")
+      .requiredOption('--account <id>', 'account id')
+      .requiredOption('--amount <minor units>', 'amount to add', integer),
+  ).action(async (o: JsonFlag & { account: string; amount: number }) => {
+    await adminFromEnv().credit(o.account, o.amount).catch(explain);
+    printResult(o, { account: o.account, credited: o.amount }, () => `credited ${o.amount}`);
+  });
 
-  sandbox
-    .command('inbox')
-    .description('What was sent to a number, newest first (texts in clear)')
-    .requiredOption('--to <number>', 'recipient, international digits only')
-    .action(async (o: { to: string }) => {
-      await print(adminFromEnv().inbox(o.to));
-    });
+  withJson(
+    sandbox
+      .command('inbox')
+      .description('What was sent to a number, newest first (texts in clear)')
+      .requiredOption('--to <number>', 'recipient, international digits only'),
+  ).action(async (o: JsonFlag & { to: string }) => {
+    const entries = await adminFromEnv().inbox(o.to).catch(explain);
+    printResult(o, entries, () =>
+      entries.length
+        ? entries.map((e) => `${e.created_at}  ${e.kind}  from ${e.sender}  ${e.provider_message_id}\n  ${e.text}`)
+        : `nothing sent to ${o.to}`,
+    );
+  });
 
-  sandbox
-    .command('ledger')
-    .description("An account's credits and charges")
-    .requiredOption('--account <id>', 'account id')
-    .action(async (o: { account: string }) => {
-      await print(adminFromEnv().ledger(o.account));
-    });
+  withJson(
+    sandbox
+      .command('ledger')
+      .description("An account's credits and charges")
+      .requiredOption('--account <id>', 'account id'),
+  ).action(async (o: JsonFlag & { account: string }) => {
+    const entries = await adminFromEnv().ledger(o.account).catch(explain);
+    printResult(o, entries, () =>
+      entries.length
+        ? entries.map(
+            (e) =>
+              `${e.created_at}  ${e.kind === 'credit' ? '+' : '-'}${e.amount} ${e.currency}  balance ${e.balance_after}  ${e.kind}${e.reference ? `  ${e.reference}` : ''}`,
+          )
+        : 'no entries',
+    );
+  });
 }
 
 function adminFromEnv(): SandboxAdmin {
@@ -245,10 +275,6 @@ function adminFromEnv(): SandboxAdmin {
     throw new ConfigError('Set MSGFLOW_SANDBOX_ADMIN_TOKEN to the admin token the sandbox printed or was started with');
   }
   return new SandboxAdmin({ url: env.data.MSGFLOW_SANDBOX_URL, adminToken: env.data.MSGFLOW_SANDBOX_ADMIN_TOKEN });
-}
-
-async function print(result: Promise<unknown>): Promise<void> {
-  console.log(JSON.stringify(await result.catch(explain), null, 2));
 }
 
 /** Turns an admin API error into one readable message (field details included). */

@@ -7,15 +7,8 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/clien
 import { type Command, Option } from 'commander';
 import { OverlapPolicy } from '../api/campaign-io.js';
 import type { CampaignScheduleInfo, CampaignScheduleSummary } from '../starter/schedules.js';
-import {
-  addCampaignOptions,
-  type CampaignFlags,
-  campaignFieldsFrom,
-  CliInputError,
-  fail,
-  parseDuration,
-  withMsgflow,
-} from './campaign.js';
+import { addCampaignOptions, type CampaignFlags, campaignFieldsFrom, withMsgflow } from './campaign.js';
+import { CliInputError, duration, fail, type JsonFlag, printResult, withJson } from './common.js';
 
 interface TimingFlags {
   cron?: string[];
@@ -41,11 +34,11 @@ function addTimingOptions(command: Command): Command {
   return command
     .option('--cron <expr>', 'cron expression, e.g. "0 9 * * MON" (repeatable)', collect)
     .option('--calendar <json>', 'calendar match as JSON, e.g. {"dayOfWeek":"MONDAY","hour":9} (repeatable)', collect)
-    .option('--every <duration>', 'interval, e.g. 1h or 1d', parseDuration)
-    .option('--offset <duration>', 'offset of --every, e.g. 9h with --every 1d', parseDuration)
+    .option('--every <duration>', 'interval, e.g. 1h, 1d or 12h30m', duration)
+    .option('--offset <duration>', 'offset of --every, e.g. 9h with --every 1d', duration)
     .option('--at <iso>', 'one-off: send once at this time, e.g. 2026-03-02T09:00:00+01:00')
     .option('--time-zone <tz>', 'time zone of --cron and --calendar, e.g. Africa/Lagos')
-    .option('--jitter <duration>', 'random delay added to each run', parseDuration)
+    .option('--jitter <duration>', 'random delay added to each run, e.g. 5m', duration)
     .option('--start-at <iso>', 'no runs before this time')
     .option('--end-at <iso>', 'no runs after this time');
 }
@@ -57,7 +50,7 @@ function addPolicyOptions(command: Command): Command {
         OverlapPolicy.options,
       ),
     )
-    .option('--catchup-window <duration>', 'how late a missed run may still start (e.g. 10m)', parseDuration)
+    .option('--catchup-window <duration>', 'how late a missed run may still start, e.g. 10m', duration)
     .option('--pause-on-failure', 'pause the schedule when a run fails');
 }
 
@@ -140,11 +133,11 @@ export function registerScheduleCommands(program: Command): void {
   addPolicyOptions(addTimingOptions(addCampaignOptions(create, { required: true })))
     .option('--paused', 'create it paused')
     .option('--note <text>', 'a note (e.g. why it is paused)')
-    .option('--json', 'print the schedule as JSON')
+    .option('--json', 'print the schedule as one JSON document')
     .action(
       async (
         id: string,
-        flags: CampaignFlags & TimingFlags & PolicyFlags & { paused?: boolean; note?: string; json?: boolean },
+        flags: CampaignFlags & TimingFlags & PolicyFlags & JsonFlag & { paused?: boolean; note?: string },
       ) => {
         await withSchedules(async (msgflow) => {
           const timing = timingFrom(flags);
@@ -160,73 +153,66 @@ export function registerScheduleCommands(program: Command): void {
             paused: flags.paused,
             note: flags.note,
           });
-          console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
+          printResult(flags, info, () => formatInfo(info));
         });
       },
     );
 
-  schedule
-    .command('list')
-    .description('Campaign schedules')
-    .option('--json', 'print as JSON')
-    .action(async (flags: { json?: boolean }) => {
-      await withSchedules(async (msgflow) => {
-        const schedules = await msgflow.campaignSchedules.list();
-        if (flags.json) console.log(JSON.stringify(schedules, null, 2));
-        else console.log(schedules.length ? schedules.map(formatSummary).join('\n') : 'no campaign schedules');
-      });
+  withJson(schedule.command('list').description('Campaign schedules')).action(async (flags: JsonFlag) => {
+    await withSchedules(async (msgflow) => {
+      const schedules = await msgflow.campaignSchedules.list();
+      printResult(flags, schedules, () => (schedules.length ? schedules.map(formatSummary) : 'no campaign schedules'));
     });
+  });
 
-  schedule
-    .command('describe <id>')
-    .description('Timing, policies, next and recent runs of a schedule')
-    .option('--json', 'print as JSON')
-    .action(async (id: string, flags: { json?: boolean }) => {
-      await withSchedules(async (msgflow) => {
-        const info = await msgflow.campaignSchedules.describe(id);
-        console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
-      });
+  withJson(
+    schedule.command('describe <id>').description('Timing, policies, next and recent runs of a schedule'),
+  ).action(async (id: string, flags: JsonFlag) => {
+    await withSchedules(async (msgflow) => {
+      const info = await msgflow.campaignSchedules.describe(id);
+      printResult(flags, info, () => formatInfo(info));
     });
+  });
 
-  schedule
-    .command('pause <id>')
-    .description('Stop starting runs (a running one continues)')
-    .option('--note <text>', 'why')
-    .action(async (id: string, flags: { note?: string }) => {
-      await withSchedules(async (msgflow) => {
-        await msgflow.campaignSchedules.pause(id, flags.note);
-        console.log(`schedule ${id} paused`);
-      });
+  withJson(
+    schedule
+      .command('pause <id>')
+      .description('Stop starting runs (a running one continues)')
+      .option('--note <text>', 'why'),
+  ).action(async (id: string, flags: JsonFlag & { note?: string }) => {
+    await withSchedules(async (msgflow) => {
+      await msgflow.campaignSchedules.pause(id, flags.note);
+      printResult(flags, { id, paused: true }, () => `schedule ${id} paused`);
     });
+  });
 
-  schedule
-    .command('unpause <id>')
-    .description('Start runs again')
-    .option('--note <text>', 'a note')
-    .action(async (id: string, flags: { note?: string }) => {
+  withJson(schedule.command('unpause <id>').description('Start runs again').option('--note <text>', 'a note')).action(
+    async (id: string, flags: JsonFlag & { note?: string }) => {
       await withSchedules(async (msgflow) => {
         await msgflow.campaignSchedules.unpause(id, flags.note);
-        console.log(`schedule ${id} unpaused`);
+        printResult(flags, { id, paused: false }, () => `schedule ${id} unpaused`);
       });
-    });
+    },
+  );
 
-  schedule
-    .command('trigger <id>')
-    .description('Run the campaign now')
-    .addOption(new Option('--overlap <policy>', 'overlap policy for this run').choices(OverlapPolicy.options))
-    .action(async (id: string, flags: { overlap?: string }) => {
-      await withSchedules(async (msgflow) => {
-        await msgflow.campaignSchedules.trigger(id, flags.overlap as never);
-        console.log(`schedule ${id} triggered`);
-      });
+  withJson(
+    schedule
+      .command('trigger <id>')
+      .description('Run the campaign now')
+      .addOption(new Option('--overlap <policy>', 'overlap policy for this run').choices(OverlapPolicy.options)),
+  ).action(async (id: string, flags: JsonFlag & { overlap?: string }) => {
+    await withSchedules(async (msgflow) => {
+      await msgflow.campaignSchedules.trigger(id, flags.overlap as never);
+      printResult(flags, { id, triggered: true }, () => `schedule ${id} triggered`);
     });
+  });
 
   const update = schedule
     .command('update <id>')
     .description('Change timing, campaign or policies (only the flags given)');
   addPolicyOptions(addTimingOptions(addCampaignOptions(update, { required: false })))
-    .option('--json', 'print the schedule as JSON')
-    .action(async (id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & { json?: boolean }) => {
+    .option('--json', 'print the schedule as one JSON document')
+    .action(async (id: string, flags: CampaignFlags & TimingFlags & PolicyFlags & JsonFlag) => {
       await withSchedules(async (msgflow) => {
         const campaign = campaignFieldsFrom(flags);
         const changes = {
@@ -237,17 +223,16 @@ export function registerScheduleCommands(program: Command): void {
         if (!changes.timing && !changes.campaign && !changes.policies)
           throw new CliInputError('nothing to update: give timing, campaign or policy flags');
         const info = await msgflow.campaignSchedules.update(id, changes as never);
-        console.log(flags.json ? JSON.stringify(info, null, 2) : formatInfo(info));
+        printResult(flags, info, () => formatInfo(info));
       });
     });
 
-  schedule
-    .command('delete <id>')
-    .description('Delete a schedule (runs already started continue)')
-    .action(async (id: string) => {
+  withJson(schedule.command('delete <id>').description('Delete a schedule (runs already started continue)')).action(
+    async (id: string, flags: JsonFlag) => {
       await withSchedules(async (msgflow) => {
         await msgflow.campaignSchedules.delete(id);
-        console.log(`schedule ${id} deleted`);
+        printResult(flags, { id, deleted: true }, () => `schedule ${id} deleted`);
       });
-    });
+    },
+  );
 }

@@ -5,10 +5,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { DATA_DIR, parseEnv, TemporalEnv } from '../config.js';
 import { resolveTemporalCli } from '../temporal/cli.js';
-import { connectClient } from '../temporal/connection.js';
+import { configuredAddress, connectClient, DEFAULT_NAMESPACE } from '../temporal/connection.js';
 import { startDevServer } from '../temporal/dev-server.js';
 import { registerSearchAttributes } from '../temporal/search-attribute-registration.js';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../temporal/search-attributes.js';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
+import { type JsonFlag, printResult } from './common.js';
 import { untilStopSignal } from './signals.js';
 
 const GRPC_PERMISSION_DENIED = 7;
@@ -37,34 +38,48 @@ export function registerTemporalCommands(program: Command): void {
   temporal
     .command('ensure')
     .description('Find the Temporal CLI (building or downloading it on first use) and print its path')
-    .action(async () => {
-      const { TEMPORAL_ADDRESS } = parseEnv(TemporalEnv);
-      if (TEMPORAL_ADDRESS) {
-        console.error(`TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS} is set: that server is used, no Temporal CLI is needed`);
+    .option('--json', 'print {"path"} (or {"address"} when a server is configured) as JSON')
+    .action(async (flags: JsonFlag) => {
+      const address = configuredAddress();
+      if (address) {
+        const why = process.env.TEMPORAL_ADDRESS
+          ? `TEMPORAL_ADDRESS=${address} is set`
+          : `the profile names ${address}`;
+        console.error(`${why}: that server is used, no Temporal CLI is needed`);
+        if (flags.json) printResult(flags, { address }, () => '');
         return;
       }
-      console.log(await resolveTemporalCli());
+      const path = await resolveTemporalCli();
+      printResult(flags, { path }, () => path);
     });
 
   temporal
     .command('setup')
-    .description("Register msgflow's search attributes in the configured namespace (TEMPORAL_* variables)")
-    .action(async () => {
-      const env = parseEnv(TemporalEnv);
-      const client = await connectClient(env);
+    .description(
+      "Register msgflow's search attributes in the configured namespace (TEMPORAL_* variables or temporal.toml profile)",
+    )
+    .option('--json', 'print {"namespace", "searchAttributes"} as JSON')
+    .action(async (flags: JsonFlag) => {
+      const client = await connectClient();
+      const namespace = client.options.namespace;
       try {
-        await registerSearchAttributes(client.connection, env.TEMPORAL_NAMESPACE);
+        await registerSearchAttributes(client.connection, namespace);
       } catch (error) {
         const code = (error as { code?: number }).code;
         if (code !== GRPC_PERMISSION_DENIED && code !== GRPC_UNIMPLEMENTED) throw error;
         throw new Error(
           `The server refused to add search attributes (${(error as Error).message}). On Temporal Cloud, add them ` +
-            `to namespace ${env.TEMPORAL_NAMESPACE} in the Cloud UI or with tcld: ${definitionsList()}`,
+            `to namespace ${namespace} in the Cloud UI or with tcld: ${definitionsList()}`,
+          { cause: error },
         );
       } finally {
         await client.connection.close();
       }
-      console.log(`search attributes ready in namespace ${env.TEMPORAL_NAMESPACE}: ${definitionsList()}`);
+      printResult(
+        flags,
+        { namespace, searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS },
+        () => `search attributes ready in namespace ${namespace}: ${definitionsList()}`,
+      );
     });
 
   temporal
@@ -82,7 +97,7 @@ export function registerTemporalCommands(program: Command): void {
         port: options.port,
         uiPort: options.headless ? false : options.uiPort,
         ...(options.memory ? {} : { dbFile: options.db }),
-        namespace: options.namespace ?? parseEnv(TemporalEnv).TEMPORAL_NAMESPACE,
+        namespace: options.namespace ?? parseEnv(TemporalEnv).TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE,
         ...(options.codecEndpoint ? { codecEndpoint: options.codecEndpoint } : {}),
         log: (line) => console.error(line),
       });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createLogger } from '../log.js';
-import { createMsgflowWorkerFromEnv } from '../temporal/worker.js';
+import { createMsgflowWorkerFromEnv } from '../worker.js';
 
 export function registerWorkerCommands(program: Command): void {
   program

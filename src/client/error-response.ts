@@ -1,6 +1,6 @@
 /**
  * Turns an error response into the matching error class. The real service's error field names are
- * unknown (DESIGN.md), so the code is read from `code`, `error_code` or `error.code`, and the message
+ * not in the spec, so the code is read from `code`, `error_code` or `error.code`, and the message
  * from the equivalent places.
  */
 import { ErrorDetail } from '../api/errors.js';

@@ -263,7 +263,8 @@ export class RequestPipeline {
         return {
           kind: 'failure',
           error: new TimeoutError(
-            `No response from ${prepared.init.method} ${prepared.path} within ${options.timeoutMs ?? this.settings.timeoutMs} ms`,
+            `No response from ${prepared.init.method} ${prepared.path} ` +
+              `within ${options.timeoutMs ?? this.settings.timeoutMs} ms`,
             { cause },
           ),
         };

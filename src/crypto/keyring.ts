@@ -65,7 +65,10 @@ export function decrypt(ring: KeyRing, { keyId, data }: Sealed, associatedData?:
   return Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
 }
 
-/** A secret as one printable string (`v1.<keyId>.<base64url>`), e.g. an OTP code that must not sit readable in a history. */
+/**
+ * A secret as one printable string (`v1.<keyId>.<base64url>`), e.g. an OTP code that must not sit readable in
+ * a history.
+ */
 export function sealString(ring: KeyRing, secret: string): string {
   const { keyId, data } = encrypt(ring, Buffer.from(secret, 'utf8'));
   return `v1.${keyId}.${data.toString('base64url')}`;

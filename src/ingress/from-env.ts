@@ -1,8 +1,8 @@
 /** The ingress wired from the environment (`msgflow ingress`). */
 import type { Client } from '@temporalio/client';
-import { ConfigError, IngressEnv, parseEnv, TemporalEnv } from '../config.js';
+import { ConfigError, IngressEnv, parseEnv } from '../config.js';
 import type { Logger } from '../log.js';
-import { createIngressMetrics, withIngressMetrics } from '../metrics/ingress.js';
+import { createIngressMetrics, withIngressMetrics } from './metrics.js';
 import { connectClient } from '../temporal/connection.js';
 import { dataConverterFromEnv } from '../temporal/data-converter.js';
 import { type RunningIngress, startIngress } from './server.js';
@@ -16,7 +16,7 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
     throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
   }
   // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
-  const client = await connectClient(parseEnv(TemporalEnv, env), { dataConverter: dataConverterFromEnv(env) });
+  const client = await connectClient(env, { dataConverter: dataConverterFromEnv(env) });
   const store = await openMessageStore(storeOptionsFromEnv(env));
   const metrics = createIngressMetrics();
   try {

@@ -9,7 +9,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { MessageStatusEvent } from '../api/events.js';
 import type { MessageStore, WaiterOutcomes } from '../store/index.js';
 import { outcomeFromStore } from '../../activities/message-store.js';
-import { type MessageOutcome, messageOutcomesSignal } from '../../workflows/messages.js';
+import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 
 export interface OutcomeRouter {
   /** Resolves once every event is recorded and every waiting workflow was signalled. */

@@ -1,5 +1,5 @@
 /**
- * How the ingress decides a delivery is authentic. Standard Webhooks is the default (DESIGN.md); another
+ * How the ingress decides a delivery is authentic. Standard Webhooks is the default (the spec names none); another
  * provider's scheme plugs in by implementing WebhookVerifier.
  */
 import { DEFAULT_TOLERANCE_SECONDS, type VerifyResult, verifyWebhook } from '../api/signature.js';

@@ -6,7 +6,7 @@
  * the same activity, not a second one.
  */
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { METRICS } from './names.js';
+import { METRICS } from '../definitions/metric-names.js';
 
 export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {

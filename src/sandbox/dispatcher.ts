@@ -150,7 +150,8 @@ export class WebhookDispatcher {
     }
     const scheduled = this.timing.retryScheduleMs[attempts - 1];
     // Only the endpoint's origin is logged: paths and queries may carry secrets.
-    const where = `webhook ${delivery.id} to ${originOf(delivery.url!)} failed (${result.error}) on attempt ${attempts}`;
+    const webhook = `webhook ${delivery.id} to ${originOf(delivery.url!)}`;
+    const where = `${webhook} failed (${result.error}) on attempt ${attempts}`;
     this.log(scheduled === undefined ? `sandbox: ${where}; giving up` : `sandbox: ${where}; retrying`);
     if (scheduled === undefined) {
       this.db

@@ -53,7 +53,8 @@ export class IdempotencyStore {
     return this.db.transaction((): Claim => {
       const row = this.db
         .prepare(
-          'SELECT request_hash, state, status_code, response, expires_at FROM idempotency_keys WHERE account_id = ? AND key = ?',
+          'SELECT request_hash, state, status_code, response, expires_at FROM idempotency_keys ' +
+            'WHERE account_id = ? AND key = ?',
         )
         .get(accountId, key) as KeyRow | undefined;
       if (row && row.expires_at > now) {

@@ -1,7 +1,7 @@
 /** Message and campaign rows, and their JSON as the reports endpoints return them. */
 import type { CampaignRecord, MessageRecord } from '../api/sms.js';
 import type { MessageStatus } from '../api/events.js';
-import { isFinalStatus } from '../api/events.js';
+import { isFinalStatus } from '../api/constants.js';
 import { messageOutcomeFor } from './carrier.js';
 import type { Db } from './db.js';
 import { timestampOf } from './time.js';
@@ -58,8 +58,8 @@ export interface NewMessage {
 
 export function insertMessage(db: Db, m: NewMessage): void {
   db.prepare(
-    `INSERT INTO messages (id, account_id, kind, campaign_id, mobile_number, sender, text, display_text, status, outcome,
-       segments, cost, currency, created_at, updated_at)
+    `INSERT INTO messages (id, account_id, kind, campaign_id, mobile_number, sender, text, display_text, status,
+       outcome, segments, cost, currency, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
   ).run(
     m.id,

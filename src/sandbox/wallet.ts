@@ -19,7 +19,8 @@ export interface Charge {
 export function spentThisMonth(db: Db, accountId: string, now: number): number {
   const row = db
     .prepare(
-      "SELECT COALESCE(SUM(amount), 0) AS spent FROM ledger WHERE account_id = ? AND kind != 'credit' AND created_at >= ?",
+      'SELECT COALESCE(SUM(amount), 0) AS spent FROM ledger ' +
+        "WHERE account_id = ? AND kind != 'credit' AND created_at >= ?",
     )
     .get(accountId, startOfUtcMonth(now)) as { spent: number };
   return row.spent;
@@ -56,7 +57,8 @@ export function applyCharges(
   now: number,
 ): number {
   const insert = db.prepare(
-    'INSERT INTO ledger (account_id, kind, reference, recipient, amount, balance_after, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO ledger (account_id, kind, reference, recipient, amount, balance_after, idempotency_key, created_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   let balance = account.balance;
   for (const charge of charges) {
@@ -102,7 +104,8 @@ interface LedgerRow {
 export function ledgerOf(db: Db, accountId: string): LedgerEntry[] {
   const rows = db
     .prepare(
-      'SELECT l.*, a.currency FROM ledger l JOIN accounts a ON a.id = l.account_id WHERE l.account_id = ? ORDER BY l.seq',
+      'SELECT l.*, a.currency FROM ledger l JOIN accounts a ON a.id = l.account_id ' +
+        'WHERE l.account_id = ? ORDER BY l.seq',
     )
     .all(accountId) as LedgerRow[];
   return rows.map((r) => ({

@@ -35,7 +35,8 @@ export function enqueueStatusEvent(db: Db, accountId: string, event: MessageStat
 
 function insertDelivery(db: Db, webhookId: string, body: string, now: number): void {
   db.prepare(
-    "INSERT INTO deliveries (id, webhook_id, body, state, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)",
+    'INSERT INTO deliveries (id, webhook_id, body, state, next_attempt_at, created_at) ' +
+      "VALUES (?, ?, ?, 'pending', ?, ?)",
   ).run(newId('evt'), webhookId, body, now, now);
 }
 

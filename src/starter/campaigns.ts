@@ -9,16 +9,15 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
 import type { AudienceSource, CampaignInput, CampaignProgress, CampaignResult } from '../api/campaign-io.js';
-import { SA } from '../temporal/search-attributes.js';
-import type { smsCampaign } from '../../workflows/campaign.js';
 import {
-  campaignKeyOf,
   campaignProgressQuery,
-  campaignWorkflowId,
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
-} from '../../workflows/campaign-messages.js';
+} from '../definitions/campaign.js';
+import { SA } from '../definitions/search-attributes.js';
+import { campaignKeyOf, campaignWorkflowId } from '../definitions/workflow-ids.js';
+import type { smsCampaign } from '../../workflows/campaign.js';
 
 /** A campaign, found by its key: what it has done so far, and the levers to steer it. */
 export interface CampaignRun {

@@ -2,9 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { CheckContactsInput, CheckContactsResult } from '../api/otp-io.js';
-import { SA } from '../temporal/search-attributes.js';
+import { SA } from '../definitions/search-attributes.js';
+import { contactsWorkflowId } from '../definitions/workflow-ids.js';
 import type { checkContacts } from '../../workflows/contacts.js';
-import type { StartedWorkflow } from './index.js';
+import type { StartedWorkflow } from './started-workflow.js';
 
 export async function startContactCheck(
   client: Client,
@@ -13,7 +14,7 @@ export async function startContactCheck(
   key: string = randomUUID(),
 ): Promise<StartedWorkflow<CheckContactsResult>> {
   const handle = await client.workflow.start<typeof checkContacts>('checkContacts', {
-    workflowId: `contacts:${key}`,
+    workflowId: contactsWorkflowId(key),
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,

@@ -5,11 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { z } from 'zod';
-import { detailsOf, type ErrorDetail } from '../api/errors.js';
-import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
 import { CampaignInput, CampaignKey } from '../api/campaign-io.js';
-import { type CampaignRun, campaignRun, startCampaign } from './campaigns.js';
-import { CampaignSchedules } from './schedules.js';
 import {
   CheckContactsInput,
   type CheckContactsResult,
@@ -21,35 +17,24 @@ import {
   VoiceCallInput,
   type VoiceCallResult,
 } from '../api/otp-io.js';
+import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
+import type { MessageOutcome } from '../definitions/message-outcomes.js';
+import { SA } from '../definitions/search-attributes.js';
+import { TASK_QUEUES } from '../definitions/task-queues.js';
+import { awaitMessageWorkflowId, smsWorkflowId } from '../definitions/workflow-ids.js';
+import type { awaitMessage } from '../../workflows/await-message.js';
+import type { sendSms } from '../../workflows/send-sms.js';
+import { type CampaignRun, campaignRun, startCampaign } from './campaigns.js';
 import { startContactCheck } from './contacts.js';
 import { type OtpKeys, otpState, sendOtp, verifyOtp } from './otp.js';
+import { CampaignSchedules } from './schedules.js';
+import type { StartedWorkflow, StartOptions } from './started-workflow.js';
+import { validate } from './validate.js';
 import { startVoiceCall } from './voice.js';
-import { SA } from '../temporal/search-attributes.js';
-import { TASK_QUEUES } from '../temporal/task-queues.js';
-import type { awaitMessage } from '../../workflows/await-message.js';
-import type { MessageOutcome } from '../../workflows/messages.js';
-import type { sendSms } from '../../workflows/send-sms.js';
 
-export class InvalidWorkflowInputError extends Error {
-  override name = 'InvalidWorkflowInputError';
-  constructor(
-    message: string,
-    readonly details: ErrorDetail[],
-  ) {
-    super(`${message}: ${details.map((d) => `${d.path || '(input)'} ${d.message}`).join('; ')}`);
-  }
-}
-
-export interface StartedWorkflow<Result> {
-  workflowId: string;
-  result(): Promise<Result>;
-}
-
-export interface StartOptions {
-  /** Business key; the same key reaches the same workflow, so a retried start sends nothing twice. */
-  key?: string;
-}
-
+// The facade's public names: services import them from here.
+export type { StartedWorkflow, StartOptions } from './started-workflow.js';
+export { InvalidWorkflowInputError } from './validate.js';
 export {
   generateOtpKeys,
   type OtpKeys,
@@ -78,7 +63,7 @@ export class Msgflow {
   ): Promise<StartedWorkflow<SendSmsResult>> {
     const parsed = validate(SendSmsInput, input, 'Invalid SMS');
     const handle = await this.client.workflow.start<typeof sendSms>('sendSms', {
-      workflowId: `sms:${key}`,
+      workflowId: smsWorkflowId(key),
       taskQueue: this.taskQueue,
       args: [parsed],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -98,7 +83,7 @@ export class Msgflow {
     { waitWindowMs }: { waitWindowMs?: number } = {},
   ): Promise<StartedWorkflow<MessageOutcome>> {
     const handle = await this.client.workflow.start<typeof awaitMessage>('awaitMessage', {
-      workflowId: `await:${providerMessageId}:${randomUUID()}`,
+      workflowId: awaitMessageWorkflowId(providerMessageId, randomUUID()),
       taskQueue: this.taskQueue,
       args: [{ providerMessageId, waitWindowMs }],
       typedSearchAttributes: [
@@ -181,10 +166,4 @@ export class Msgflow {
     if (!keys) throw new Error('this Msgflow has no otpKeys: pass { otpKeys: otpKeysFromEnv() } to its constructor');
     return { client: this.client, taskQueue: this.taskQueue, keys };
   }
-}
-
-function validate<T extends z.ZodType>(schema: T, input: unknown, what: string): z.infer<T> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw new InvalidWorkflowInputError(what, detailsOf(result.error));
-  return result.data;
 }

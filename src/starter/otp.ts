@@ -28,15 +28,10 @@ import type {
 } from '../api/otp-io.js';
 import { ConfigError, EncryptionEnv, OtpEnv, parseEnv } from '../config.js';
 import { generateKey, type KeyRing, KeyRingError, parseKeyRing, sealString } from '../crypto/keyring.js';
-import { SA } from '../temporal/search-attributes.js';
+import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../definitions/otp.js';
+import { SA } from '../definitions/search-attributes.js';
+import { otpWorkflowIdOf } from '../definitions/workflow-ids.js';
 import type { otpVerification } from '../../workflows/otp.js';
-import {
-  OTP_REJECTIONS,
-  OTP_SEND_FAILED,
-  otpStateQuery,
-  sendUpdate,
-  verifyUpdate,
-} from '../../workflows/otp-messages.js';
 
 /** The two secrets OTP needs outside the worker: both come from the environment (OtpEnv). */
 export interface OtpKeys {
@@ -62,7 +57,7 @@ export class OtpVerificationUnavailableError extends Error {
 /** Session ids: `otp:<purpose>:<base64url HMAC-SHA256(recipient)>` — stable per pair, with no number in it. */
 export function otpWorkflowId(hashKey: Buffer, purpose: string, recipient: string): string {
   const digest = createHmac('sha256', hashKey).update(recipient).digest('base64url');
-  return `otp:${purpose}:${digest}`;
+  return otpWorkflowIdOf(purpose, digest);
 }
 
 /** The seal key ring a worker opens codes with: MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY, else none. */

@@ -24,11 +24,10 @@ import {
   ScheduleId,
   ScheduleTiming,
 } from '../api/campaign-io.js';
-import { detailsOf } from '../api/errors.js';
-import { SA } from '../temporal/search-attributes.js';
-import { campaignWorkflowId } from '../../workflows/campaign-messages.js';
+import { SA } from '../definitions/search-attributes.js';
+import { campaignWorkflowId } from '../definitions/workflow-ids.js';
 import { campaignSummary } from './campaigns.js';
-import { InvalidWorkflowInputError } from './index.js';
+import { validate } from './validate.js';
 
 const WORKFLOW_TYPE = 'smsCampaign';
 /** The timing as given is kept in the action's memo, so `describe` shows it and `update` can merge into it. */
@@ -104,7 +103,10 @@ export class CampaignSchedules {
     return this.describe(parsed.id);
   }
 
-  /** The schedules whose action starts `smsCampaign`. Listing is eventually consistent: a new one may take a moment to appear. */
+  /**
+   * The schedules whose action starts `smsCampaign`. Listing is eventually consistent: a new one may take a
+   * moment to appear.
+   */
   async list(): Promise<CampaignScheduleSummary[]> {
     const schedules: CampaignScheduleSummary[] = [];
     for await (const summary of this.client.schedule.list()) {
@@ -305,10 +307,4 @@ function infoOf(description: ScheduleDescription): CampaignScheduleInfo {
     campaign: description.action.args?.[0] as CampaignInput,
     createdAt: description.info.createdAt.toISOString(),
   };
-}
-
-function validate<T extends z.ZodType>(schema: T, input: unknown, what: string): z.infer<T> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw new InvalidWorkflowInputError(what, detailsOf(result.error));
-  return result.data;
 }

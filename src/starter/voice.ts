@@ -2,9 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { VoiceCallInput, VoiceCallResult } from '../api/otp-io.js';
-import { SA } from '../temporal/search-attributes.js';
+import { SA } from '../definitions/search-attributes.js';
+import { voiceWorkflowId } from '../definitions/workflow-ids.js';
 import type { voiceCall } from '../../workflows/voice.js';
-import type { StartedWorkflow } from './index.js';
+import type { StartedWorkflow } from './started-workflow.js';
 
 /** `key` is the business key: the same key reaches the same workflow, and never calls twice. */
 export async function startVoiceCall(
@@ -14,7 +15,7 @@ export async function startVoiceCall(
   key: string = randomUUID(),
 ): Promise<StartedWorkflow<VoiceCallResult>> {
   const handle = await client.workflow.start<typeof voiceCall>('voiceCall', {
-    workflowId: `voice:${key}`,
+    workflowId: voiceWorkflowId(key),
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,

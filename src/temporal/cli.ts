@@ -1,5 +1,5 @@
 /**
- * Finding a runnable Temporal CLI, in the one order DESIGN.md fixes:
+ * Finding a runnable Temporal CLI, always in this one order:
  * `TEMPORAL_CLI_PATH` → `temporal` on PATH → a copy msgflow built (or downloaded) earlier into its cache →
  * a build with `go install` when Go is available → the Temporal SDK's own download.
  * (`TEMPORAL_ADDRESS`, which makes any CLI unnecessary, comes first; see `ensureTemporal`.)

@@ -1,15 +1,20 @@
 /**
- * Connections to Temporal from the environment (TemporalEnv): the dev server, a self-hosted cluster
- * with mTLS, or Temporal Cloud with an API key. Clients and workers read the same settings the same way.
+ * Connections to Temporal, configured the way every Temporal tool is: @temporalio/envconfig reads a profile of
+ * `temporal.toml` (TEMPORAL_CONFIG_FILE, default `~/.config/temporalio/temporal.toml`; profile TEMPORAL_PROFILE,
+ * default `default`) and lays the standard variables over it (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH/DATA, TEMPORAL_TLS_CLIENT_KEY_PATH/DATA,
+ * TEMPORAL_TLS_SERVER_CA_CERT_PATH/DATA, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_GRPC_META_*). Clients and workers
+ * read the same settings the same way; a failed connection names the address it tried.
  */
-import { readFile } from 'node:fs/promises';
 import { Client, Connection, type ClientOptions } from '@temporalio/client';
+import { type ClientConfigProfile, loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { NativeConnection } from '@temporalio/worker';
 import { ConfigError, parseEnv, TemporalEnv } from '../config.js';
 import { dataConverterFromEnv } from './data-converter.js';
 
-/** What `msgflow temporal server` listens on; used when TEMPORAL_ADDRESS is not set. */
+/** What `msgflow temporal server` listens on; used when neither a variable nor a profile names a server. */
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_NAMESPACE = 'default';
 
 interface TlsSettings {
   serverNameOverride?: string;
@@ -26,47 +31,74 @@ export interface TemporalConnectionSettings {
   metadata?: Record<string, string>;
 }
 
-export async function connectionSettings(
-  env: TemporalEnv = parseEnv(TemporalEnv),
-): Promise<TemporalConnectionSettings> {
-  const settings: TemporalConnectionSettings = {
-    address: env.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS,
-    namespace: env.TEMPORAL_NAMESPACE,
-  };
-  if (Boolean(env.TEMPORAL_TLS_CERT) !== Boolean(env.TEMPORAL_TLS_KEY)) {
-    throw new ConfigError(
-      'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together (mTLS client certificate and key)',
+/** A Temporal server that did not answer: the message names the address and how to start a local one. */
+export class TemporalUnreachableError extends Error {
+  override name = 'TemporalUnreachableError';
+  constructor(
+    readonly address: string,
+    cause: unknown,
+  ) {
+    super(
+      `cannot connect to Temporal at ${address} (${cause instanceof Error ? cause.message : String(cause)}). ` +
+        'Start a local stack with `msgflow dev` (from a checkout: `npm run msgflow -- dev`), or point ' +
+        'TEMPORAL_ADDRESS or TEMPORAL_PROFILE at a running server.',
+      { cause },
     );
   }
-  const tls: TlsSettings = {};
-  if (env.TEMPORAL_TLS_CERT && env.TEMPORAL_TLS_KEY) {
-    tls.clientCertPair = {
-      crt: await readPem('TEMPORAL_TLS_CERT', env.TEMPORAL_TLS_CERT),
-      key: await readPem('TEMPORAL_TLS_KEY', env.TEMPORAL_TLS_KEY),
-    };
-  }
-  if (env.TEMPORAL_TLS_CA) tls.serverRootCACertificate = await readPem('TEMPORAL_TLS_CA', env.TEMPORAL_TLS_CA);
-  if (env.TEMPORAL_TLS_SERVER_NAME) tls.serverNameOverride = env.TEMPORAL_TLS_SERVER_NAME;
-  if (Object.keys(tls).length > 0) settings.tls = tls;
-  if (env.TEMPORAL_API_KEY) {
-    settings.apiKey = env.TEMPORAL_API_KEY;
-    settings.tls ??= true; // Temporal Cloud only accepts API keys over TLS
-    // Cloud's regional endpoints route API-key requests by this header.
-    settings.metadata = { 'temporal-namespace': env.TEMPORAL_NAMESPACE };
-  }
-  return settings;
 }
 
-async function readPem(variable: string, path: string): Promise<Buffer> {
+/** The profile as @temporalio/envconfig resolves it from `env`, its failures as ConfigErrors. */
+function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
+  parseEnv(TemporalEnv, env); // refuses msgflow's former variable names
   try {
-    return await readFile(path);
+    return loadClientConfigProfile({ overrideEnvVars: definedOnly(env) });
   } catch (error) {
-    throw new ConfigError(`${variable}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+    const where = env.TEMPORAL_CONFIG_FILE ? ` (TEMPORAL_CONFIG_FILE=${env.TEMPORAL_CONFIG_FILE})` : '';
+    throw new ConfigError(`Temporal profile${where}: ${(error as Error).message}`);
   }
 }
 
-function parsedEnv(env?: TemporalEnv): TemporalEnv {
-  return env ?? parseEnv(TemporalEnv);
+/**
+ * Whether `env` names a Temporal server: TEMPORAL_ADDRESS, or an address in a profile chosen with
+ * TEMPORAL_PROFILE or TEMPORAL_CONFIG_FILE. (`msgflow dev` starts its own server otherwise; a default profile
+ * in the user's config file is not enough, so a development stack never lands on a production cluster.)
+ */
+export function configuredAddress(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.TEMPORAL_ADDRESS) return env.TEMPORAL_ADDRESS;
+  if (!env.TEMPORAL_PROFILE && !env.TEMPORAL_CONFIG_FILE) return undefined;
+  return loadProfile(env).address;
+}
+
+/** Connection settings from `env` (the process environment by default): profile, then variables over it. */
+export async function connectionSettings(env: NodeJS.ProcessEnv = process.env): Promise<TemporalConnectionSettings> {
+  const profile = loadProfile(env);
+  const tls = profile.tls;
+  if (Boolean(tls?.clientCert) !== Boolean(tls?.clientKey)) {
+    throw new ConfigError(
+      "TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or the profile's client_cert and client_key) must be set together",
+    );
+  }
+  let options: ReturnType<typeof toClientOptions>;
+  try {
+    options = toClientOptions(profile);
+  } catch (error) {
+    const { code, path } = error as NodeJS.ErrnoException;
+    throw new ConfigError(`Temporal TLS settings: cannot read ${path ?? 'a certificate file'} (${code ?? error})`);
+  }
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const { address, apiKey, metadata } = options.connectionOptions;
+  const settings: TemporalConnectionSettings = { address: address ?? DEFAULT_TEMPORAL_ADDRESS, namespace };
+  const tlsOptions = options.connectionOptions.tls;
+  if (typeof tlsOptions === 'boolean') settings.tls = tlsOptions;
+  else if (tlsOptions) settings.tls = tlsSettings(tlsOptions);
+  if (apiKey) {
+    settings.apiKey = apiKey;
+    // Cloud's regional endpoints route API-key requests by this header.
+    settings.metadata = { 'temporal-namespace': namespace };
+  }
+  if (metadata && Object.keys(metadata).length)
+    settings.metadata = { ...settings.metadata, ...(metadata as Record<string, string>) };
+  return settings;
 }
 
 /**
@@ -75,16 +107,43 @@ function parsedEnv(env?: TemporalEnv): TemporalEnv {
  * The caller closes it with `client.connection.close()`.
  */
 export async function connectClient(
-  env?: TemporalEnv,
+  env: NodeJS.ProcessEnv = process.env,
   options: Omit<ClientOptions, 'connection' | 'namespace'> = {},
 ): Promise<Client> {
-  const { namespace, ...connectionOptions } = await connectionSettings(parsedEnv(env));
-  const connection = await Connection.connect(connectionOptions);
-  return new Client({ dataConverter: dataConverterFromEnv(), ...options, connection, namespace });
+  const { namespace, ...connectionOptions } = await connectionSettings(env);
+  const connection = await Connection.connect(connectionOptions).catch((error: unknown) => {
+    throw new TemporalUnreachableError(connectionOptions.address, error);
+  });
+  return new Client({ dataConverter: dataConverterFromEnv(env), ...options, connection, namespace });
 }
 
-/** The worker's connection (namespace goes on the Worker itself: `TEMPORAL_NAMESPACE`). */
-export async function connectWorkerConnection(env?: TemporalEnv): Promise<NativeConnection> {
-  const { namespace: _namespace, ...connectionOptions } = await connectionSettings(parsedEnv(env));
-  return NativeConnection.connect(connectionOptions);
+/** The worker's connection, and the namespace its Worker polls. */
+export async function connectWorkerConnection(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ connection: NativeConnection; namespace: string }> {
+  const { namespace, ...connectionOptions } = await connectionSettings(env);
+  const connection = await NativeConnection.connect(connectionOptions).catch((error: unknown) => {
+    throw new TemporalUnreachableError(connectionOptions.address, error);
+  });
+  return { connection, namespace };
+}
+
+/** envconfig reads certificates as Uint8Arrays; the connections take Buffers. */
+function tlsSettings(tls: {
+  serverNameOverride?: string;
+  serverRootCACertificate?: Uint8Array | null;
+  clientCertPair?: { crt: Uint8Array; key: Uint8Array } | null;
+}): TlsSettings {
+  const { serverNameOverride, serverRootCACertificate, clientCertPair } = tls;
+  return definedOnly({
+    serverNameOverride,
+    serverRootCACertificate: serverRootCACertificate ? Buffer.from(serverRootCACertificate) : undefined,
+    clientCertPair: clientCertPair
+      ? { crt: Buffer.from(clientCertPair.crt), key: Buffer.from(clientCertPair.key) }
+      : undefined,
+  });
+}
+
+function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
 }

@@ -10,8 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { parseEnv, TemporalEnv } from '../config.js';
 import { resolveTemporalCli } from './cli.js';
+import { configuredAddress, connectionSettings, DEFAULT_NAMESPACE } from './connection.js';
 import { OutputTail } from './output-tail.js';
-import { searchAttributeFlags } from './search-attributes.js';
+import { searchAttributeFlags } from '../definitions/search-attributes.js';
 
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
@@ -72,16 +73,19 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 }
 
 /**
- * The server to use: the one at `TEMPORAL_ADDRESS` if set (nothing is started and `stop()` does nothing),
- * otherwise a dev server started here.
+ * The server to use: the one `env` names (TEMPORAL_ADDRESS, or a profile chosen with TEMPORAL_PROFILE or
+ * TEMPORAL_CONFIG_FILE; nothing is started and `stop()` does nothing), otherwise a dev server started here.
  */
 export async function ensureTemporal(
   env: NodeJS.ProcessEnv = process.env,
   opts: DevServerOptions = {},
 ): Promise<DevServer> {
-  const config = parseEnv(TemporalEnv, env);
-  const namespace = opts.namespace ?? config.TEMPORAL_NAMESPACE;
-  if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS, namespace, stop: async () => {} };
+  const address = configuredAddress(env);
+  if (address) {
+    const { namespace } = await connectionSettings(env);
+    return { address, namespace: opts.namespace ?? namespace, stop: async () => {} };
+  }
+  const namespace = opts.namespace ?? parseEnv(TemporalEnv, env).TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
   const cliPath = opts.cliPath ?? (await resolveTemporalCli(env));
   return startDevServer({ ...opts, namespace, cliPath });
 }
@@ -200,7 +204,8 @@ async function waitUntilServing(
   }
   if (!alive()) return undefined; // the exit itself is reported by the caller
   throw new DevServerError(
-    `Temporal dev server did not serve on ${address} within ${timeoutMs} ms (${lastError instanceof Error ? lastError.message : String(lastError)})`,
+    `Temporal dev server did not serve on ${address} within ${timeoutMs} ms ` +
+      `(${lastError instanceof Error ? lastError.message : String(lastError)})`,
   );
 }
 

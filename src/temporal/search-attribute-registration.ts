@@ -2,7 +2,7 @@
 import type { Connection } from '@temporalio/client';
 // A CommonJS module whose named exports Node's ESM loader cannot detect: take them off the default export.
 import proto from '@temporalio/proto';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from './search-attributes.js';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
 
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 const { IndexedValueType } = proto.temporal.api.enums.v1;

@@ -96,13 +96,65 @@ describe('msgflow campaign and schedule', () => {
       '--wait',
       '--json',
     );
-    expect(JSON.parse(again.stdout.slice(again.stdout.indexOf('{')))).toMatchObject({ sent: 3 });
+    // --json: the result alone on stdout, one document, with the workflow id.
+    expect(JSON.parse(again.stdout)).toMatchObject({ workflowId: `campaign:${key}`, sent: 3 });
     expect((await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms')).toHaveLength(3);
 
     const cancel = await msgflow('campaign', 'cancel', key);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toMatch(/finished|completed/);
   });
+
+  it(
+    'reads a ;-separated CSV with a BOM and a quoted line break, local numbers in --default-country',
+    { timeout: 120_000 },
+    async () => {
+      const file = join(cwd, 'local.csv');
+      writeFileSync(file, '\uFEFFname;phone;note\nAda;0803 000 0021;"paid late\nonce"\nBola;08030000022;\n');
+      const key = `cli-local-${Date.now()}`;
+      const campaign = (...extra: string[]) =>
+        msgflow(
+          'campaign',
+          'start',
+          '--sender',
+          'ACME',
+          '--message',
+          'Your payment is due',
+          '--file',
+          'local.csv',
+          '--wait',
+          '--json',
+          ...extra,
+        );
+      const sent = await campaign('--key', key, '--default-country', 'ng');
+      expect(sent.stderr).toBe('');
+      expect(JSON.parse(sent.stdout)).toMatchObject({
+        workflowId: `campaign:${key}`,
+        sent: 2,
+        invalid: { count: 0 },
+      });
+      expect((await stack.admin.inbox('2348030000021'))[0]).toMatchObject({ text: 'Your payment is due' });
+
+      // Without a country the same numbers are refused, each with the reason (the delimiter given, not detected).
+      const refused = await campaign('--key', `${key}-no-country`, '--delimiter', ';');
+      expect(JSON.parse(refused.stdout)).toMatchObject({
+        sent: 0,
+        invalid: {
+          count: 2,
+          recipients: [
+            { index: 0, value: '0803 000 0021', reason: expect.stringContaining('--default-country') },
+            { index: 1, value: '08030000022' },
+          ],
+        },
+      });
+
+      const unknownCountry = await campaign('--default-country', 'XX');
+      expect(unknownCountry.code).toBe(2);
+      expect(unknownCountry.stderr).toContain(
+        'Invalid campaign: defaultCountry is not a country code phone numbers are known for, e.g. NG',
+      );
+    },
+  );
 
   it('refuses bad input with a clear message', { timeout: 60_000 }, async () => {
     const badNumber = await msgflow(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/index.js';
-import { SA } from '../../src/temporal/search-attributes.js';
+import { SA } from '../../src/definitions/search-attributes.js';
 import { startTestStack } from '../support/stack.js';
 
 describe('checkContacts', () => {

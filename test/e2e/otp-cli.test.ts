@@ -61,7 +61,7 @@ describe('msgflow otp', () => {
     { timeout: 120_000 },
     async () => {
       const recipient = '2348012345680';
-      const sent = await run(['otp', 'send', '--purpose', 'login', '--to', `+${recipient}`, '--cooldown', '60'], env);
+      const sent = await run(['otp', 'send', '--purpose', 'login', '--to', `+${recipient}`, '--cooldown', '1m'], env);
       expect(sent.stderr).toBe('');
       expect(sent.code).toBe(0);
       expect(sent.stdout).toMatch(/^sent {2}sends 1 \(2 left\)/);

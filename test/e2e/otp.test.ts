@@ -10,7 +10,7 @@ import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError, OtpSendFailedError } from '../../src/starter/index.js';
 import { sealString } from '../../src/crypto/keyring.js';
 import { otpWorkflowId } from '../../src/starter/otp.js';
-import { OTP_REJECTIONS, verifyUpdate } from '../../workflows/otp-messages.js';
+import { OTP_REJECTIONS, verifyUpdate } from '../../src/definitions/otp.js';
 import { startTestStack } from '../support/stack.js';
 
 /** A distinct valid recipient per test, so sessions never meet. */

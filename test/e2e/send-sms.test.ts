@@ -1,6 +1,6 @@
 /** sendSms end to end: real sandbox over HTTP, real ingress, real worker, real Temporal dev server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINAL_STATUSES } from '../../src/api/events.js';
+import { FINAL_STATUSES } from '../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/index.js';

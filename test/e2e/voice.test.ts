@@ -4,7 +4,7 @@ import { VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/index.js';
 import { startTestStack } from '../support/stack.js';
-import { VOICE_CALL_NOT_FINAL } from '../../workflows/voice-messages.js';
+import { VOICE_CALL_NOT_FINAL } from '../../src/definitions/voice.js';
 
 describe('voiceCall', () => {
   let stack: RunningStack;

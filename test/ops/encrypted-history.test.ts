@@ -15,7 +15,7 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { ENCRYPTED_ENCODING, EncryptionCodec } from '../../src/temporal/codec.js';
 import { keyRingOf } from '../../src/temporal/data-converter.js';
-import { messageWorkflowId } from '../../workflows/ids.js';
+import { messageWorkflowId } from '../../src/definitions/workflow-ids.js';
 import { startTestStack } from '../support/stack.js';
 import { rawHistory } from './support.js';
 

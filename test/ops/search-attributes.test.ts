@@ -9,9 +9,9 @@ import { generateKey } from '../../src/crypto/keyring.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { signalMessageWorkflow } from '../../src/temporal/message-signals.js';
-import { SA } from '../../src/temporal/search-attributes.js';
-import { messageWorkflowId } from '../../workflows/ids.js';
-import { subscribeSignal } from '../../workflows/messages.js';
+import { SA } from '../../src/definitions/search-attributes.js';
+import { messageWorkflowId } from '../../src/definitions/workflow-ids.js';
+import { subscribeSignal } from '../../src/definitions/message-status.js';
 import { startTestStack } from '../support/stack.js';
 import { eventually, listIds } from './support.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignResult } from '../../src/api/campaign-io.js';
-import { METRICS } from '../../src/metrics/names.js';
+import { METRICS } from '../../src/definitions/metric-names.js';
 import type { RunningStack } from '../../src/stack.js';
 import { type DevServer, startDevServer } from '../../src/temporal/dev-server.js';
 import { startTestStack } from '../support/stack.js';

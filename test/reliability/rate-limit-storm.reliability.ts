@@ -6,7 +6,7 @@
  * recipient is charged exactly once. (Part B adds the same storm for a whole smsCampaign.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINAL_STATUSES } from '../../src/api/events.js';
+import { FINAL_STATUSES } from '../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';

@@ -8,11 +8,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINAL_STATUSES, isFinalStatus } from '../../src/api/events.js';
-import { MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/sms.js';
+import { FINAL_STATUSES, isFinalStatus, MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import type { MessageOutcome } from '../../workflows/messages.js';
+import type { MessageOutcome } from '../../src/definitions/message-status.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { type ChaosIngress, startChaosIngress } from './support/chaos-ingress.js';

@@ -15,7 +15,7 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import { startStack } from '../../src/stack.js';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { ensureTemporal } from '../../src/temporal/dev-server.js';
-import { messageWorkflowId } from '../../workflows/ids.js';
+import { messageWorkflowId } from '../../src/definitions/workflow-ids.js';
 import { FAST_TIMINGS } from '../support/sandbox.js';
 
 const OUT = new URL('./histories/', import.meta.url);

@@ -32,7 +32,7 @@ describe('msgflow sandbox', () => {
   beforeAll(async () => {
     server = spawn(
       tsx,
-      [main, 'sandbox', '--port', '0', '--db', ':memory:', '--admin-token', ADMIN_TOKEN, '--carrier-submit-ms', '10'],
+      [main, 'sandbox', '--port', '0', '--db', ':memory:', '--admin-token', ADMIN_TOKEN, '--carrier-submit', '10ms'],
       {
         cwd,
         env: baseEnv,
@@ -62,12 +62,16 @@ describe('msgflow sandbox', () => {
   it('starts, prints its base URL, and the helpers set up an account that can send', { timeout: 180_000 }, async () => {
     expect((await fetch(baseUrl.replace(/\/v1$/, '/healthz'))).status).toBe(200);
     const account = JSON.parse(
-      (await run(['sandbox', 'account', 'create', '--name', 'CLI', '--balance', '100'], helperEnv)).stdout,
+      (await run(['sandbox', 'account', 'create', '--name', 'CLI', '--balance', '100', '--json'], helperEnv)).stdout,
     );
     expect(account).toMatchObject({ name: 'CLI', balance: 100 });
     const created = JSON.parse(
-      (await run(['sandbox', 'token', 'create', '--account', account.id, '--scopes', 'sms:send,balance'], helperEnv))
-        .stdout,
+      (
+        await run(
+          ['sandbox', 'token', 'create', '--account', account.id, '--scopes', 'sms:send,balance', '--json'],
+          helperEnv,
+        )
+      ).stdout,
     );
     expect(created.scopes).toEqual(['sms:send', 'balance']);
     expect((await run(['sandbox', 'sender', 'add', '--account', account.id, '--sender', 'ACME'], helperEnv)).code).toBe(
@@ -80,8 +84,11 @@ describe('msgflow sandbox', () => {
         .status,
     ).toBe(202);
     expect((await api('GET', '/balance')).body.data.balance).toBe(147);
-    const inbox = JSON.parse((await run(['sandbox', 'inbox', '--to', '12025550180'], helperEnv)).stdout);
+    const inbox = JSON.parse((await run(['sandbox', 'inbox', '--to', '12025550180', '--json'], helperEnv)).stdout);
     expect(inbox[0].text).toBe('from the CLI test');
+    // The human form: one entry a line, the text beneath.
+    const human = await run(['sandbox', 'inbox', '--to', '12025550180'], helperEnv);
+    expect(human.stdout).toMatch(/ sms {2}from ACME {2}\S+\n {2}from the CLI test\n/);
   });
 
   it('explains bad input instead of crashing', { timeout: 180_000 }, async () => {
@@ -102,5 +109,13 @@ describe('msgflow sandbox', () => {
     });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/MSGFLOW_SANDBOX_ADMIN_TOKEN/);
+    const noUnit = await run(['sandbox', '--port', '0', '--db', ':memory:', '--tick', '100']);
+    expect(noUnit.code).toBe(2);
+    expect(noUnit.stderr).toContain('--tick / MSGFLOW_SANDBOX_TICK: "100" has no unit: write 100s, 100m, …');
+    const renamed = await run(['sandbox', '--port', '0', '--db', ':memory:'], { MSGFLOW_SANDBOX_TICK_MS: '100' });
+    expect(renamed.code).toBe(2);
+    expect(renamed.stderr).toContain(
+      'MSGFLOW_SANDBOX_TICK_MS: is no longer read: use MSGFLOW_SANDBOX_TICK (a duration, e.g. 100ms)',
+    );
   });
 });

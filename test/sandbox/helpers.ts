@@ -1,4 +1,6 @@
 /** Small HTTP helpers for the sandbox contract tests: raw fetch calls, so the tests see exactly what goes on the wire. */
+// Bodies are raw JSON off the wire: the contract tests read whatever came back, on purpose untyped.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface Reply<T = any> {
   status: number;
   headers: Headers;

@@ -1,6 +1,6 @@
 /** Spec "Limits": request rate per token, X-RateLimit-* headers, 429 + Retry-After, OTP per-IP, page size, recipients, body size. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/sms.js';
+import { MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/constants.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { apiFor, manualClock, sms } from './helpers.js';
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OTP_MAX_ATTEMPTS, OtpSendResult, OtpVerifyResult } from '../../src/api/otp.js';
+import { OtpSendResult, OtpVerifyResult } from '../../src/api/otp.js';
+import { OTP_MAX_ATTEMPTS } from '../../src/api/constants.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { type ApiCaller, apiFor, manualClock } from './helpers.js';
 

@@ -7,6 +7,8 @@ export interface Delivery {
   headers: IncomingHttpHeaders;
   /** Raw body, exactly as received (what the signature covers). */
   body: string;
+  /** The parsed body, untyped: tests assert on whatever the sandbox sent. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
   webhookId: string;
 }

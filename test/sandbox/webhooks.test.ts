@@ -88,7 +88,12 @@ describe('webhooks', () => {
     const r = await receiver();
     const { secret } = (await api('POST', '/webhooks', { url: r.url })).body.data;
     const sent = (await api('POST', '/sms/send', sms([...ALL_FINAL, MAGIC_NUMBERS.neverFinal]))).body.data;
-    const idByNumber = new Map<string, string>(sent.messages.map((m: any) => [m.mobile_number, m.provider_message_id]));
+    const idByNumber = new Map<string, string>(
+      sent.messages.map((m: { mobile_number: string; provider_message_id: string }) => [
+        m.mobile_number,
+        m.provider_message_id,
+      ]),
+    );
     await eventually(
       async () => r.received.length,
       (n) => n >= ALL_FINAL.length,

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { type RunningStack, type StackOptions, startStack } from '../../src/stack.js';
-import { bundleMsgflowWorkflows } from '../../src/temporal/worker.js';
+import { bundleMsgflowWorkflows } from '../../src/worker.js';
 import { FAST_TIMINGS } from './sandbox.js';
 
 // The SDK's INFO lines (worker state changes) would drown the test report.

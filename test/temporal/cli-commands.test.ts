@@ -1,6 +1,6 @@
 /** `msgflow temporal …` as a user runs it: a real process, against the run's Temporal server. */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -134,5 +134,46 @@ describe('msgflow temporal server', () => {
     const run = await msgflow(['temporal', 'server', '--port', 'abc'], cleanEnv());
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("option '--port <port>' argument 'abc' is invalid. expected a port number, 1-65535");
+  });
+});
+
+describe('msgflow conventions', () => {
+  const { address, namespace } = inject('temporal');
+
+  it('prints its version from package.json', async () => {
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    const run = await msgflow(['--version'], cleanEnv());
+    expect(run).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('reaches Temporal through a temporal.toml profile, and prints one JSON document with --json', async () => {
+    const file = join(cwd, 'temporal.toml');
+    await writeFile(file, `[profile.tests]\naddress = "${address}"\nnamespace = "${namespace}"\n`);
+    const run = await msgflow(
+      ['temporal', 'setup', '--json'],
+      cleanEnv({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'tests' }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ namespace, searchAttributes: { MsgflowKind: 'Keyword' } });
+  });
+
+  it('names the address it could not reach and how to start a local stack', { timeout: 60_000 }, async () => {
+    const closed = `127.0.0.1:${await freePort()}`;
+    const run = await msgflow(['campaign', 'status', 'any', '--json'], cleanEnv({ TEMPORAL_ADDRESS: closed }));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`cannot connect to Temporal at ${closed}`);
+    expect(run.stderr).toContain('npm run msgflow -- dev');
+  });
+
+  it('refuses a duration without a unit, saying how to write one', async () => {
+    const run = await msgflow(
+      ['sms', 'send', '--to', '2348012345678', '--sender', 'ACME', '--message', 'hi', '--wait-window', '30'],
+      cleanEnv(),
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      `option '--wait-window <duration>' argument '30' is invalid. "30" has no unit: write 30s, 30m, …`,
+    );
   });
 });

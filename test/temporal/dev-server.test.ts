@@ -9,14 +9,10 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  ensureTemporal,
-  registerSearchAttributes,
-  resolveTemporalCli,
-  SEARCH_ATTRIBUTE_DEFINITIONS,
-  startDevServer,
-  type DevServer,
-} from '../../src/temporal/index.js';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/definitions/search-attributes.js';
+import { resolveTemporalCli } from '../../src/temporal/cli.js';
+import { type DevServer, ensureTemporal, startDevServer } from '../../src/temporal/dev-server.js';
+import { registerSearchAttributes } from '../../src/temporal/search-attribute-registration.js';
 import { isAlive } from '../../src/temporal/file-lock.js';
 
 const { google, temporal } = proto;

@@ -9,15 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AudienceDeduper, scanAudience } from '../../activities/audience-dedup.js';
 import { type AudienceLoader, importAudienceLoaders } from '../../activities/audience-loaders.js';
-import {
-  csvFields,
-  DownloadCache,
-  pageReaderFor,
-  type PageReader,
-  readLines,
-} from '../../activities/audience-sources.js';
+import { csvLayoutOfFile, readCsvFile } from '../../activities/audience-csv.js';
+import { AudienceDeduper, classifyEntries, scanAudience } from '../../activities/audience-dedup.js';
+import { DownloadCache, pageReaderFor, type PageReader, readLines } from '../../activities/audience-sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-audience-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,10 +52,92 @@ describe('file sources', () => {
     );
     const read = pageReaderFor({ type: 'file', path }, context);
     expect(await readAll(read, 1)).toEqual([['+234 801 234 5678'], ['2348098765432']]);
-    expect(csvFields('a,"b ""quoted"", c",d')).toEqual(['a', 'b "quoted", c', 'd']);
     await expect(pageReaderFor({ type: 'file', path, column: 'mobile' }, context)(null, 10, signal)).rejects.toThrow(
       /no column "mobile"/,
     );
+  });
+
+  it('reads a ;-separated file with a BOM and CRLF line ends, every column kept by header name', async () => {
+    const path = join(dir, 'excel.csv');
+    writeFileSync(path, '\uFEFFName;Mobile;Amount\r\nAda;+234 801 234 5678;1,50\r\nBola;2348098765432;2,00\r\n');
+    const layout = await csvLayoutOfFile(path, {});
+    expect(layout).toMatchObject({ delimiter: ';', columns: ['Name', 'Mobile', 'Amount'], phoneColumn: 'Mobile' });
+    expect(await readCsvFile(path, layout, layout.dataStart, 10)).toMatchObject({
+      records: [
+        { Name: 'Ada', Mobile: '+234 801 234 5678', Amount: '1,50' },
+        { Name: 'Bola', Mobile: '2348098765432', Amount: '2,00' },
+      ],
+      eof: true,
+    });
+    expect(await readAll(pageReaderFor({ type: 'file', path }, context), 1)).toEqual([
+      ['+234 801 234 5678'],
+      ['2348098765432'],
+    ]);
+  });
+
+  it('keeps a row whose quoted field holds a line break, and pages across it by byte offset', async () => {
+    const path = join(dir, 'multiline.csv');
+    writeFileSync(
+      path,
+      'phone,note\n2348012345678,"first line\nsecond line, with a comma"\n2348098765432,"said ""hi"""\n2348011111111,\n',
+    );
+    const layout = await csvLayoutOfFile(path, {});
+    const first = await readCsvFile(path, layout, layout.dataStart, 1);
+    expect(first.records).toEqual([{ phone: '2348012345678', note: 'first line\nsecond line, with a comma' }]);
+    const rest = await readCsvFile(path, layout, first.end, 10);
+    expect(rest.records).toEqual([
+      { phone: '2348098765432', note: 'said "hi"' },
+      { phone: '2348011111111', note: '' },
+    ]);
+    expect(await readAll(pageReaderFor({ type: 'file', path }, context), 2)).toEqual([
+      ['2348012345678', '2348098765432'],
+      ['2348011111111'],
+    ]);
+  });
+
+  it('detects a tab-separated file, and takes a delimiter when given', async () => {
+    const tsv = join(dir, 'list.tsv');
+    writeFileSync(tsv, 'name\tphone\nAda, L.\t2348012345678\n');
+    expect(await readAll(pageReaderFor({ type: 'file', path: tsv }, context), 10)).toEqual([['2348012345678']]);
+    const piped = join(dir, 'piped.csv');
+    writeFileSync(piped, 'msisdn|name\n2348012345678|Ada\n');
+    await expect(csvLayoutOfFile(piped, {})).resolves.toMatchObject({ delimiter: '|', phoneColumn: 'msisdn' });
+    // A given delimiter wins over detection: here the header is then one column.
+    await expect(csvLayoutOfFile(piped, { delimiter: ';' })).resolves.toMatchObject({
+      delimiter: ';',
+      phoneColumn: 'msisdn|name',
+    });
+  });
+
+  it('reads a CSV from a URL the same way (delimiter, quotes, BOM)', async () => {
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/csv; charset=utf-8');
+      res.end('\uFEFFname;phone\n"Ada\nL.";2348012345678\nBola;2348098765432\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/due`;
+      const read = pageReaderFor({ type: 'url', url }, { ...context, downloads: new DownloadCache() });
+      expect(await readAll(read, 10)).toEqual([['2348012345678', '2348098765432']]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('reads local numbers in the default country, and refuses them without one', () => {
+    const entries = ['08012345678', '+2348098765432', '0801 234 5679'];
+    expect(classifyEntries(entries, new Set(), 0, 'NG')).toEqual({
+      recipients: ['2348012345678', '2348098765432', '2348012345679'],
+      invalid: [],
+      duplicates: 0,
+    });
+    const refused = classifyEntries(entries, new Set(), 0);
+    expect(refused.recipients).toEqual(['2348098765432']);
+    expect(refused.invalid[0]).toEqual({
+      index: 0,
+      value: '08012345678',
+      reason: expect.stringContaining("a local number needs the campaign's default country"),
+    });
   });
 
   it('reads NDJSON strings and objects', async () => {

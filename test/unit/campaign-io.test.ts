@@ -29,6 +29,22 @@ describe('normalizeRecipient', () => {
     });
     expect(normalizeRecipient('1999999999999')).toEqual({ ok: false, reason: 'not a valid phone number' });
   });
+
+  it('reads a local number in the default country only', () => {
+    expect(normalizeRecipient('08012345678', 'NG')).toEqual({ ok: true, digits: '2348012345678' });
+    expect(normalizeRecipient('(0801) 234-5678', 'NG')).toEqual({ ok: true, digits: '2348012345678' });
+    // International numbers stay what they are, whatever the country.
+    expect(normalizeRecipient('+1 202 555 0100', 'NG')).toEqual({ ok: true, digits: '12025550100' });
+    expect(normalizeRecipient('08012345678')).toEqual({
+      ok: false,
+      reason:
+        "unknown number format: a local number needs the campaign's default country (defaultCountry, --default-country NG), or write it international, e.g. +2348012345678",
+    });
+    expect(normalizeRecipient('0801', 'NG')).toEqual({
+      ok: false,
+      reason: 'not a valid phone number (international, or local in NG)',
+    });
+  });
 });
 
 describe('CampaignInput', () => {
@@ -62,6 +78,21 @@ describe('CampaignInput', () => {
     expect(issues({ ...base, sendWindow: { start: '09:00', end: '18:00', timeZone: 'Mars/Olympus' } })).toContain(
       'sendWindow.timeZone',
     );
+  });
+
+  it('takes a default country for local numbers, and a CSV delimiter, refusing what is not one', () => {
+    expect(CampaignInput.safeParse({ ...base, defaultCountry: 'NG' }).success).toBe(true);
+    const message = (input: unknown) => CampaignInput.safeParse(input).error?.issues[0]?.message;
+    expect(message({ ...base, defaultCountry: 'XX' })).toBe(
+      'is not a country code phone numbers are known for, e.g. NG',
+    );
+    expect(message({ ...base, defaultCountry: 'Nigeria' })).toBe(
+      'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. NG',
+    );
+    const file = { type: 'file', path: '/data/due.csv' };
+    expect(CampaignInput.safeParse({ ...base, audience: { ...file, delimiter: '\t' } }).success).toBe(true);
+    expect(message({ ...base, audience: { ...file, delimiter: ';;' } })).toBe('must be one character, e.g. ; or a tab');
+    expect(message({ ...base, audience: { ...file, delimiter: '"' } })).toBe('cannot be a quote or a line break');
   });
 
   it('needs a window with distinct ends and real times', () => {

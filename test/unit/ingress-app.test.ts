@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
 import type { MessageStatusEvent } from '../../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../../src/api/signature.js';
-import { type RunningIngress, startIngress, TemporalUnavailableError } from '../../src/ingress/index.js';
+import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
+import { TemporalUnavailableError } from '../../src/ingress/signaler.js';
 import { standardWebhooksVerifier } from '../../src/ingress/verifier.js';
 
 describe('ingress app', () => {

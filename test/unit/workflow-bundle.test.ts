@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OtpVerifyUpdate } from '../../src/api/otp-io.js';
-import { bundleMsgflowWorkflows } from '../../src/temporal/worker.js';
-import { isOtpVerifyUpdate } from '../../workflows/otp-messages.js';
+import { bundleMsgflowWorkflows } from '../../src/worker.js';
+import { isOtpVerifyUpdate } from '../../src/definitions/otp.js';
 
 describe('workflow bundle', () => {
   it('leaves out zod and the phone-number metadata', { timeout: 120_000 }, async () => {

@@ -145,7 +145,8 @@ function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
     .prepare(
       `SELECT id, kind, mobile_number, sender, text, created_at, seq, 0 AS voice FROM messages WHERE mobile_number = ?
        UNION ALL
-       SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, created_at, seq, 1 AS voice FROM voice_calls WHERE mobile_number = ?
+       SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, created_at, seq, 1 AS voice
+         FROM voice_calls WHERE mobile_number = ?
        ORDER BY created_at DESC, voice DESC, seq DESC`,
     )
     .all(to, to) as {

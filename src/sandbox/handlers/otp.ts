@@ -5,7 +5,8 @@
  * answers `locked` (as does every later one); after expires_at it is `expired`.
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import { OTP_MAX_ATTEMPTS, type OtpVerifyResult } from '../../api/otp.js';
+import { OTP_MAX_ATTEMPTS } from '../../api/constants.js';
+import type { OtpVerifyResult } from '../../api/otp.js';
 import { countSegments } from '../../api/segments.js';
 import { notFound } from '../http/errors.js';
 import type { Handler } from '../http/pipeline.js';
@@ -53,7 +54,8 @@ export const otpSend: Handler<'otpSend'> = ({ ctx, account, body, idempotencyKey
     now,
   });
   db.prepare(
-    "INSERT INTO otps (id, account_id, message_id, code_hash, status, attempts, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)",
+    'INSERT INTO otps (id, account_id, message_id, code_hash, status, attempts, expires_at, created_at) ' +
+      "VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)",
   ).run(otpId, account.id, messageId, codeHash(ctx.otpKey, otpId, code).toString('hex'), expiresAt, now);
   ctx.carrier.start('message', messageId, now);
   applyCharges(

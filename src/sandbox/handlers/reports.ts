@@ -17,7 +17,8 @@ export const messageList: Handler<'messageList'> = ({ ctx, account, query }) => 
     (before, limit) =>
       ctx.db
         .prepare(
-          `SELECT * FROM messages WHERE account_id = ? AND seq < ? ${status ? 'AND status = ?' : ''} ORDER BY seq DESC LIMIT ?`,
+          `SELECT * FROM messages WHERE account_id = ? AND seq < ? ${status ? 'AND status = ?' : ''} ` +
+            'ORDER BY seq DESC LIMIT ?',
         )
         .all(...[account.id, before, ...(status ? [status] : []), limit]) as MessageRow[],
     (row) => messageJson(row),

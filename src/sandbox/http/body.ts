@@ -10,7 +10,8 @@ export type JsonParser = (req: Request, res: Response) => Promise<void>;
 export function jsonBodyParser(limitBytes: number): JsonParser {
   const parse = express.json({ limit: limitBytes, strict: true, type: () => true });
   return (req, res) => {
-    // An empty body (Content-Length: 0, as fetch sends for a bare POST) is no body: the schema then says what is missing.
+    // An empty body (Content-Length: 0, as fetch sends for a bare POST) is no body: the schema then says what
+    // is missing.
     if (req.get('content-length') === '0') return Promise.resolve();
     // req.is() is null when the request has no body, false when its type is not JSON.
     if (req.is('application/json') === false) {

@@ -4,12 +4,8 @@
  */
 import fc from 'fast-check';
 import { formatTimestamp } from '../../../src/api/common.js';
-import {
-  BATCH_EVENT_TYPE,
-  FINAL_STATUSES,
-  type FinalStatus,
-  type MessageStatusEvent,
-} from '../../../src/api/events.js';
+import { BATCH_EVENT_TYPE, type FinalStatus, type MessageStatusEvent } from '../../../src/api/events.js';
+import { FINAL_STATUSES } from '../../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../../src/sandbox/index.js';
 
 /** Numbers libphonenumber accepts (the sandbox's magic ones and a few real-format ones). */

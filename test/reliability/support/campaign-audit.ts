@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { CampaignResult } from '../../../src/api/campaign-io.js';
-import { FINAL_STATUSES } from '../../../src/api/events.js';
+import { FINAL_STATUSES } from '../../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../../src/sandbox/index.js';
 import type { RunningStack } from '../../../src/stack.js';
 

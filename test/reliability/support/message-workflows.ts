@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { SA } from '../../../src/temporal/search-attributes.js';
+import { SA } from '../../../src/definitions/search-attributes.js';
 
 export interface MessageWorkflowRun {
   workflowId: string;

@@ -5,9 +5,9 @@
  * registry per ingress, so several can share a process (tests).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { DeliveryOutcome, IngressAppOptions } from '../ingress/app.js';
-import type { OutcomeRouter } from '../ingress/outcome-router.js';
-import { METRICS } from './names.js';
+import { METRICS } from '../definitions/metric-names.js';
+import type { DeliveryOutcome, IngressAppOptions } from './app.js';
+import type { OutcomeRouter } from './outcome-router.js';
 
 /** Seconds: a signal round trip is milliseconds when healthy, seconds when Temporal struggles. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -34,7 +34,9 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
   });
   const events = new Counter({
     name: METRICS.ingressEventsReceived,
-    help: 'Status events in authentic, well-formed deliveries, by result: signalled, or deferred (503, provider redelivers)',
+    help:
+      'Status events in authentic, well-formed deliveries, by result: ' +
+      'signalled, or deferred (503, provider redelivers)',
     labelNames: ['result'] as const,
     registers: [registry],
   });

@@ -5,23 +5,22 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
-import { type AudienceLoaders, importAudienceLoaders } from '../../activities/audience-loaders.js';
-import { providerTaskQueue } from '../../workflows/ids.js';
-import { MessagingClient } from '../client/index.js';
-import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, TemporalEnv, WorkerEnv } from '../config.js';
-import type { KeyRing } from '../crypto/keyring.js';
-import { createLogger } from '../log.js';
-import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
-import { installWorkerRuntime } from '../metrics/worker-runtime.js';
-import { otpSealKeyRingFromEnv } from '../starter/otp.js';
-import { type MessageStore, openMessageStore, storeOptionsFromEnv } from '../store/index.js';
-import { connectWorkerConnection } from './connection.js';
-import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
-import { TASK_QUEUES } from './task-queues.js';
+import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
+import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
+import { MessagingClient } from './client/client.js';
+import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, WorkerEnv } from './config.js';
+import type { KeyRing } from './crypto/keyring.js';
+import { providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
+import { createLogger } from './log.js';
+import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
+import { installWorkerRuntime } from './metrics/worker-runtime.js';
+import { otpSealKeyRingFromEnv } from './starter/otp.js';
+import { connectWorkerConnection } from './temporal/connection.js';
+import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
+import { type MessageStore, openMessageStore, storeOptionsFromEnv } from './store/index.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${sourceExtension}`, import.meta.url));
 
 /**
  * Workflows kept in the worker's cache. The SDK's memory-based default can let thousands of open workflows
@@ -116,7 +115,6 @@ const quietBundlerLogger = {
 
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
-  const temporalEnv = parseEnv(TemporalEnv, env);
   const provider = parseEnv(ProviderEnv, env);
   const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
   if (!provider.MSGFLOW_API_TOKEN)
@@ -133,9 +131,10 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     maxRetries: 0,
   });
   const store = await openMessageStore(storeOptionsFromEnv(env));
+  const { connection, namespace } = await connectWorkerConnection(env);
   const worker = await createMsgflowWorker({
-    connection: await connectWorkerConnection(temporalEnv),
-    namespace: temporalEnv.TEMPORAL_NAMESPACE,
+    connection,
+    namespace,
     taskQueue: MSGFLOW_TASK_QUEUE,
     messaging,
     store,

@@ -3,8 +3,8 @@
  * replay, so each event is counted once however often a history is replayed. Pure: safe in the bundle.
  */
 import { metricMeter } from '@temporalio/workflow';
-import type { MessageOutcome } from '../../workflows/messages.js';
-import { METRICS } from './names.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
+import { METRICS } from '../src/definitions/metric-names.js';
 
 /** Outcomes a workflow accepted for its messages (each message counted once, by the workflow that sent it). */
 export function countMessageOutcomes(outcomes: ReadonlyArray<Pick<MessageOutcome, 'status' | 'source'>>): void {

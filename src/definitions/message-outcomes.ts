@@ -1,9 +1,10 @@
 /**
- * Signals, queries and the data they carry. Shared by workflows, activities, the ingress and the starter;
- * nothing here does I/O, so it is safe inside the workflow sandbox.
+ * How a workflow hears the final state of the messages it sent: the outcome, and the signal the ingress
+ * sends it. Shared by workflows, activities and the ingress; nothing here does I/O, so it is safe inside the
+ * workflow sandbox.
  */
 import { defineSignal } from '@temporalio/workflow';
-import type { MessageStatus } from '../src/api/events.js';
+import type { MessageStatus } from '../api/events.js';
 
 /** How a final state became known. `timeout`: no final state by the end of the wait window. */
 export type OutcomeSource = 'webhook' | 'provider' | 'timeout';

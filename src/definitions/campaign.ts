@@ -4,7 +4,7 @@
  * starter and the CLI; nothing here does I/O.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { CampaignProgress } from '../src/api/campaign-io.js';
+import type { CampaignProgress } from '../api/campaign-io.js';
 
 export const campaignProgressQuery = defineQuery<CampaignProgress>('progress');
 export interface PauseRequest {
@@ -17,15 +17,3 @@ export const pauseCampaignUpdate = defineUpdate<CampaignProgress, [PauseRequest]
 export const resumeCampaignUpdate = defineUpdate<CampaignProgress, []>('resume');
 /** Sends no further chunk; the campaign then waits for the messages already sent and reports them. */
 export const cancelCampaignUpdate = defineUpdate<CampaignProgress, []>('cancel');
-
-const PREFIX = 'campaign:';
-
-/** The workflow id of a campaign: its key is the business identity, so a repeated start finds the same run. */
-export function campaignWorkflowId(key: string): string {
-  return `${PREFIX}${key}`;
-}
-
-/** The key back from a workflow id (`campaign:<key>`, or `campaign:<schedule>-<time>` for a scheduled run). */
-export function campaignKeyOf(workflowId: string): string {
-  return workflowId.startsWith(PREFIX) ? workflowId.slice(PREFIX.length) : workflowId;
-}

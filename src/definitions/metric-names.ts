@@ -1,6 +1,6 @@
 /**
- * Every metric msgflow defines, named in one place (README, "Operations" › "Metrics", lists them). Safe to import from
- * workflow code: plain strings only. Counters get Prometheus's `_total` suffix when exported.
+ * Every metric msgflow defines, named in one place (README, "Operations" › "Metrics", lists them). Safe to
+ * import from workflow code: plain strings only. Counters get Prometheus's `_total` suffix when exported.
  */
 export const METRICS = {
   // Ingress (prom-client, GET /metrics on the ingress port).

@@ -1,10 +1,10 @@
 /**
- * The OTP workflow's updates, query and rejection types, shared by the workflow and the facade. Pure: safe
+ * The OTP workflow's updates, query and rejection types, shared by the workflow and the starter. Pure: safe
  * inside the workflow sandbox.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import { SEALED_CODE_PATTERN } from '../src/api/constants.js';
-import type { OtpSendAnswer, OtpState, OtpVerifyAnswer, OtpVerifyUpdate } from '../src/api/otp-io.js';
+import { SEALED_CODE_PATTERN } from '../api/constants.js';
+import type { OtpSendAnswer, OtpState, OtpVerifyAnswer, OtpVerifyUpdate } from '../api/otp-io.js';
 
 /** Sends the first code, or resends (subject to cooldown and limit). Answered once the provider accepted it. */
 export const sendUpdate = defineUpdate<OtpSendAnswer, []>('send');

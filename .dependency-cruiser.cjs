@@ -1,0 +1,162 @@
+/**
+ * msgflow's layers, enforced by `npm run lint:deps` (and by test/unit/layering.test.ts). Arrows point down only:
+ *
+ *   bootstraps      src/cli, src/worker.ts, src/stack.ts
+ *   services        src/starter, src/ingress, src/sandbox, src/codec-server  (independent of each other)
+ *   durable logic   activities, workflows
+ *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/config.ts, src/store, src/temporal, src/metrics
+ *   contract        src/api (schemas, constants, pure rules), src/definitions (ids, queues, signals, search attributes)
+ *
+ * Every rule also covers type-only imports, except where a rule says otherwise: workflows may name activity and
+ * schema types (erased when compiled), never import their code. Tests, benchmarks and scripts are not cruised.
+ */
+
+const BOOTSTRAPS = ['^src/cli/', '^src/worker\\.ts$', '^src/stack\\.ts$'];
+const SERVICES = ['^src/starter/', '^src/ingress/', '^src/sandbox/', '^src/codec-server/'];
+const DURABLE = ['^activities/', '^workflows/'];
+const INFRASTRUCTURE = [
+  '^src/client/',
+  '^src/crypto/',
+  '^src/http/',
+  '^src/log\\.ts$',
+  '^src/config\\.ts$',
+  '^src/store/',
+  '^src/temporal/',
+  '^src/metrics/',
+];
+/** Modules whose code runs inside the workflow sandbox: deterministic, no zod, no Node modules. */
+const WORKFLOW_SAFE = [
+  '^workflows/',
+  '^src/definitions/',
+  '^src/api/constants\\.ts$',
+  '^src/api/segments\\.ts$',
+  '^node_modules/@temporalio/(workflow|common)/',
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of imports has no bottom: split out what both sides need (usually into a leaf module).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'api-is-a-leaf',
+      severity: 'error',
+      comment: 'src/api is the contract: it imports nothing of msgflow outside itself.',
+      from: { path: '^src/api/' },
+      to: { path: '^(src|activities|workflows)/', pathNot: '^src/api/' },
+    },
+    {
+      name: 'definitions-are-a-leaf',
+      severity: 'error',
+      comment: 'src/definitions may use only src/api besides itself: everything else imports it.',
+      from: { path: '^src/definitions/' },
+      to: { path: '^(src|activities|workflows)/', pathNot: ['^src/definitions/', '^src/api/'] },
+    },
+    {
+      name: 'definitions-stay-workflow-safe',
+      severity: 'error',
+      comment:
+        'Workflows import src/definitions, so its code may use only the workflow-safe modules ' +
+        '(src/api/constants.ts rather than the zod schemas; types from anywhere in src/api).',
+      from: { path: '^src/definitions/' },
+      to: { pathNot: WORKFLOW_SAFE, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'workflows-import-only-workflow-safe-code',
+      severity: 'error',
+      comment:
+        'Workflow code is bundled and replayed: it may import workflows/, src/definitions, src/api/constants.ts, ' +
+        'src/api/segments.ts and the workflow SDK. Types (activities, schemas) are fine: they are erased.',
+      from: { path: '^workflows/' },
+      to: { pathNot: WORKFLOW_SAFE, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'infrastructure-stays-low',
+      severity: 'error',
+      comment: 'Infrastructure (client, crypto, http, log, config, store, temporal, metrics) serves the layers above.',
+      from: { path: INFRASTRUCTURE },
+      to: { path: [...DURABLE, ...SERVICES, ...BOOTSTRAPS] },
+    },
+    {
+      name: 'activities-do-not-import-workflows',
+      severity: 'error',
+      comment: 'Activities and workflows share definitions through src/definitions, not through each other.',
+      from: { path: '^activities/' },
+      to: { path: '^workflows/' },
+    },
+    {
+      name: 'durable-logic-below-services',
+      severity: 'error',
+      comment: 'Activities and workflows are wired up by the worker; they do not reach into services or bootstraps.',
+      from: { path: DURABLE },
+      to: { path: [...SERVICES, ...BOOTSTRAPS] },
+    },
+    {
+      name: 'services-are-independent',
+      severity: 'error',
+      comment: 'Starter, ingress, sandbox and codec server do not import each other: a bootstrap combines them.',
+      from: { path: '^src/(starter|ingress|sandbox|codec-server)/' },
+      to: { path: '^src/(starter|ingress|sandbox|codec-server)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'sandbox-emulates-the-provider-only',
+      severity: 'error',
+      comment: "The sandbox is the provider's emulator: it knows the contract (src/api) and generic plumbing only.",
+      from: { path: '^src/sandbox/' },
+      to: {
+        path: '^(src|activities|workflows)/',
+        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|config)\\.ts$'],
+      },
+    },
+    {
+      name: 'nothing-imports-bootstraps',
+      severity: 'error',
+      comment: 'Bootstraps (CLI, worker, dev stack) are the top: only other bootstraps may import them.',
+      from: { pathNot: BOOTSTRAPS },
+      to: { path: BOOTSTRAPS },
+    },
+    {
+      name: 'production-code-not-from-tests',
+      severity: 'error',
+      from: { path: '^(src|activities|workflows)/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing (a typo, or a module that moved).',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'no-undeclared-packages',
+      severity: 'error',
+      comment: 'Every package imported must be a dependency in package.json.',
+      from: {},
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'no-dev-dependencies-in-production-code',
+      severity: 'error',
+      comment: 'Runtime code may not need a devDependency (type-only imports are erased, so they may).',
+      from: { path: '^(src|activities|workflows)/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports are arrows too: a circle of types is still a circle.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};

@@ -1,0 +1,194 @@
+/**
+ * CSV audiences through csv-parse: the field separator given or detected from the header row (`,` `;` tab `|`),
+ * quoted fields (separators, quotes and line breaks inside), a UTF-8 byte order mark, CRLF or LF line ends.
+ * Rows come back as records keyed by the header, so every column stays available beside the phone number; a
+ * file is read from a byte offset, so page n costs the same as page 1 at any size.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+
+/** A file that is missing or unreadable cannot become readable on retry. */
+function unreadableFile(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+    return audienceFailure(AUDIENCE_FAILURES.unavailable, `cannot read the audience file (${code})`);
+  return error;
+}
+
+/** One data row: column name → field (a headerless file's columns are named column1, column2, …). */
+export type CsvRecord = Record<string, string>;
+
+export interface CsvOptions {
+  delimiter?: string;
+  /** The phone column's name (any case); otherwise the first named like a phone column. */
+  column?: string;
+}
+
+export interface CsvLayout {
+  delimiter: string;
+  columns: string[];
+  phoneColumn: string;
+  /** Byte offset of the first data row (after the header row, if any). */
+  dataStart: number;
+}
+
+const CANDIDATE_DELIMITERS = [',', ';', '\t', '|'];
+const PHONE_COLUMN = /phone|mobile|msisdn|number|recipient|^to$/;
+/** A first field that is a number rather than a column name: the file has no header row. */
+const LOOKS_LIKE_A_NUMBER = /^\+?[\d\s().-]{7,}$/;
+
+/** The candidate that occurs most often outside quotes in `line` (`,` when none does). */
+export function detectDelimiter(line: string): string {
+  const counts = new Map<string, number>();
+  let quoted = false;
+  for (const c of line) {
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && CANDIDATE_DELIMITERS.includes(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  let best = ',';
+  for (const c of CANDIDATE_DELIMITERS) if ((counts.get(c) ?? 0) > (counts.get(best) ?? 0)) best = c;
+  return best;
+}
+
+interface ParsedRow {
+  fields: string[];
+  /** Bytes consumed from the start of the input, up to and including the row's line end. */
+  end: number;
+}
+
+/** Up to `limit` rows of `input` (blank lines skipped); stops reading once it has them. */
+async function parseRows(
+  input: Readable,
+  delimiter: string,
+  limit: number,
+  atFileStart: boolean,
+): Promise<ParsedRow[]> {
+  const parser = input.pipe(
+    parse({
+      delimiter,
+      bom: atFileStart,
+      info: true,
+      record_delimiter: ['\r\n', '\n', '\r'],
+      skip_empty_lines: true,
+      relax_column_count: true,
+      relax_quotes: true,
+    }),
+  );
+  const rows: ParsedRow[] = [];
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
+      rows.push({ fields: record, end: info.bytes });
+      if (rows.length >= limit) break;
+    }
+  } catch (error) {
+    if (error instanceof CsvError)
+      throw audienceFailure(AUDIENCE_FAILURES.invalidFormat, `the CSV cannot be read: ${error.message}`);
+    throw unreadableFile(error);
+  } finally {
+    input.destroy();
+  }
+  return rows;
+}
+
+function fileStream(path: string, start: number, signal?: AbortSignal): Readable {
+  return createReadStream(path, { start, signal });
+}
+
+/** Reads `path`'s first line (up to 64 KiB) for delimiter detection. */
+async function firstLine(input: Readable): Promise<string> {
+  let text = '';
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      text += chunk.toString('utf8');
+      const newline = text.search(/[\r\n]/);
+      if (newline >= 0 || text.length >= 64 * 1024)
+        return (newline >= 0 ? text.slice(0, newline) : text).replace(/^\uFEFF/, '');
+    }
+    return text.replace(/^\uFEFF/, '');
+  } catch (error) {
+    throw unreadableFile(error);
+  } finally {
+    input.destroy();
+  }
+}
+
+/** Header, separator and phone column of a CSV, from its first row. */
+function layoutOf(first: ParsedRow | undefined, delimiter: string, column: string | undefined): CsvLayout {
+  if (!first) return { delimiter, columns: [], phoneColumn: 'column1', dataStart: 0 }; // an empty file: no one
+  const header = (first?.fields ?? []).map((h) => h.trim());
+  const names = header.map((h) => h.toLowerCase());
+  if (column) {
+    const index = names.indexOf(column.trim().toLowerCase());
+    if (index < 0)
+      throw audienceFailure(
+        AUDIENCE_FAILURES.invalidFormat,
+        `the CSV has no column "${column}" (columns: ${header.join(', ')})`,
+      );
+    return { delimiter, columns: header, phoneColumn: header[index]!, dataStart: first.end };
+  }
+  if (header.length > 0 && LOOKS_LIKE_A_NUMBER.test(header[0]!)) {
+    const columns = header.map((_, i) => `column${i + 1}`);
+    return { delimiter, columns, phoneColumn: 'column1', dataStart: 0 };
+  }
+  const index = names.findIndex((n) => PHONE_COLUMN.test(n));
+  if (index >= 0) return { delimiter, columns: header, phoneColumn: header[index]!, dataStart: first.end };
+  if (names.length === 1) return { delimiter, columns: header, phoneColumn: header[0]!, dataStart: first.end };
+  throw audienceFailure(
+    AUDIENCE_FAILURES.invalidFormat,
+    `no phone column found in the CSV header (${header.join(', ')}): name it with "column"`,
+  );
+}
+
+function recordOf(fields: string[], columns: string[]): CsvRecord {
+  const record: CsvRecord = {};
+  fields.forEach((field, i) => (record[columns[i] ?? `column${i + 1}`] = field));
+  return record;
+}
+
+async function layoutFrom(
+  open: () => Readable,
+  { delimiter, column }: CsvOptions,
+  signal?: AbortSignal,
+): Promise<CsvLayout> {
+  signal?.throwIfAborted();
+  const separator = delimiter ?? detectDelimiter(await firstLine(open()));
+  const [first] = await parseRows(open(), separator, 1, true);
+  return layoutOf(first, separator, column);
+}
+
+export function csvLayoutOfFile(path: string, options: CsvOptions, signal?: AbortSignal): Promise<CsvLayout> {
+  return layoutFrom(() => fileStream(path, 0, signal), options, signal);
+}
+
+/** Up to `limit` records from byte `start` (a row boundary: `dataStart` or an `end` returned before). */
+export async function readCsvFile(
+  path: string,
+  layout: CsvLayout,
+  start: number,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<{ records: CsvRecord[]; end: number; eof: boolean }> {
+  const rows = await parseRows(fileStream(path, start, signal), layout.delimiter, limit, start === 0);
+  const end = start + (rows.at(-1)?.end ?? 0);
+  const eof = rows.length < limit || end >= (await stat(path)).size;
+  return { records: rows.map((r) => recordOf(r.fields, layout.columns)), end, eof };
+}
+
+/** Every record of a CSV held in memory (a downloaded audience). */
+export async function parseCsvText(
+  data: Buffer,
+  options: CsvOptions,
+): Promise<{ layout: CsvLayout; records: CsvRecord[] }> {
+  const open = () => Readable.from([data]);
+  const layout = await layoutFrom(open, options);
+  const rows = await parseRows(
+    Readable.from([data.subarray(layout.dataStart)]),
+    layout.delimiter,
+    Infinity,
+    layout.dataStart === 0,
+  );
+  return { layout, records: rows.map((r) => recordOf(r.fields, layout.columns)) };
+}

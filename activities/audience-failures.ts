@@ -1,0 +1,12 @@
+/** Failure types of audience reading; all non-retryable: a retry cannot fix a missing file or a bad header. */
+import { ApplicationFailure } from '@temporalio/activity';
+
+export const AUDIENCE_FAILURES = {
+  unavailable: 'AudienceUnavailable',
+  invalidFormat: 'AudienceFormatInvalid',
+  changed: 'AudienceChanged',
+} as const;
+
+export function audienceFailure(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}

@@ -1,0 +1,54 @@
+/**
+ * Workflow ids, derived deterministically from business keys so that any process — the ingress, a sender,
+ * an operator in the UI — reaches the same workflow from the same key. Every prefix is here and only here.
+ */
+
+export const WORKFLOW_ID_PREFIXES = {
+  sms: 'sms:',
+  awaitMessage: 'await:',
+  campaign: 'campaign:',
+  contacts: 'contacts:',
+  otp: 'otp:',
+  voice: 'voice:',
+} as const;
+
+export function smsWorkflowId(key: string): string {
+  return `${WORKFLOW_ID_PREFIXES.sms}${key}`;
+}
+
+/** One wait per call (`nonce`): several processes may await the same message independently. */
+export function awaitMessageWorkflowId(providerMessageId: string, nonce: string): string {
+  return `${WORKFLOW_ID_PREFIXES.awaitMessage}${providerMessageId}:${nonce}`;
+}
+
+/** The workflow id of a campaign: its key is the business identity, so a repeated start finds the same run. */
+export function campaignWorkflowId(key: string): string {
+  return `${WORKFLOW_ID_PREFIXES.campaign}${key}`;
+}
+
+/** The key back from a workflow id (`campaign:<key>`, or `campaign:<schedule>-<time>` for a scheduled run). */
+export function campaignKeyOf(workflowId: string): string {
+  const prefix = WORKFLOW_ID_PREFIXES.campaign;
+  return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
+}
+
+export function contactsWorkflowId(key: string): string {
+  return `${WORKFLOW_ID_PREFIXES.contacts}${key}`;
+}
+
+export function voiceWorkflowId(key: string): string {
+  return `${WORKFLOW_ID_PREFIXES.voice}${key}`;
+}
+
+/**
+ * An OTP session: `otp:<purpose>:<recipientDigest>`, stable per (purpose, recipient). The caller passes a
+ * keyed digest of the recipient (src/starter/otp.ts), so no phone number appears in the id.
+ */
+export function otpWorkflowIdOf(purpose: string, recipientDigest: string): string {
+  return `${WORKFLOW_ID_PREFIXES.otp}${purpose}:${recipientDigest}`;
+}
+
+/** Idempotency key of one charged step: stable across activity retries, worker crashes and continue-as-new. */
+export function idempotencyKey(workflowId: string, step: string): string {
+  return `${workflowId}/${step}`;
+}

@@ -1,0 +1,187 @@
+/** The OTP session's transitions (workflows/otp-state.ts) without a workflow: sends, verifying, expiry, lockout. */
+import { describe, expect, it } from 'vitest';
+import { OTP_REJECTIONS } from '../../src/definitions/otp.js';
+import {
+  answerWithoutProvider,
+  codeChecked,
+  codeSent,
+  expireIfDue,
+  newSession,
+  type OtpSession,
+  otpSettings,
+  resendDecision,
+  resultOf,
+  sendAnswerOf,
+  sendFailed,
+  sendRefusal,
+  stateOf,
+  verifyRefusal,
+} from '../../workflows/otp-state.js';
+
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+const settings = otpSettings({ purpose: 'login', recipient: '+12025550100', ttlSeconds: 60 });
+/** A sealed code of `digits` digits: `v1.<key>.` then base64url of iv(12) + ciphertext + tag(16). */
+const sealed = (digits: number) => `v1.k1.${'A'.repeat(Math.ceil(((12 + digits + 16) * 4) / 3))}`;
+
+/** A session whose first code went out at `at`, valid for the session's lifetime. */
+function pendingSession(at = T0): OtpSession {
+  const session = newSession();
+  codeSent(session, settings, { otpId: 'otp_1', providerMessageId: 'msg_1', expiresAt: iso(at + 3_600_000) }, at);
+  return session;
+}
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('otp settings', () => {
+  it('fill in the defaults, keep what the input sets, and ask the provider for at least its minimum lifetime', () => {
+    expect(settings).toMatchObject({ length: 6, maxAttempts: 5, maxSends: 3, ttlMs: 60_000, cooldownMs: 30_000 });
+    expect(otpSettings({ purpose: 'p', recipient: '+12025550100', ttlSeconds: 5 }).providerTtlSeconds).toBe(30);
+    expect(otpSettings({ purpose: 'p', recipient: '+12025550100', length: undefined }).length).toBe(6);
+  });
+});
+
+describe('sending', () => {
+  it('a new session is sending, with every send and attempt left', () => {
+    expect(stateOf(newSession(), settings)).toEqual({
+      status: 'sending',
+      sends: 0,
+      sendsRemaining: 3,
+      attemptsRemaining: 5,
+      expiresAt: null,
+      resendAvailableAt: null,
+      lockedUntil: null,
+    });
+  });
+
+  it('the first code makes it pending, its lifetime capped by the session (not the provider)', () => {
+    const session = pendingSession();
+    expect(session).toMatchObject({ status: 'pending', sends: 1, otpId: 'otp_1', expiresAt: T0 + 60_000 });
+    expect(sendAnswerOf(session, settings, 'otp:login:x', 'sent')).toEqual({
+      workflowId: 'otp:login:x',
+      status: 'sent',
+      sends: 1,
+      sendsRemaining: 2,
+      expiresAt: iso(T0 + 60_000),
+      resendAvailableAt: iso(T0 + 30_000),
+      lockedUntil: null,
+    });
+  });
+
+  it('a failed first send ends the session with its failure type; a failed resend changes nothing', () => {
+    const first = newSession();
+    sendFailed(first, 'InsufficientBalance');
+    expect(resultOf(first)).toEqual({
+      status: 'failed',
+      sends: 0,
+      failedAttempts: 0,
+      verifiedAt: null,
+      failure: 'InsufficientBalance',
+    });
+    const resend = pendingSession();
+    sendFailed(resend, 'InsufficientBalance');
+    expect(resend).toMatchObject({ status: 'pending', failure: null });
+  });
+
+  it('refuses a resend during the cooldown and past the send limit, and joins a send in flight', () => {
+    const session = pendingSession();
+    expect(sendRefusal(session, settings, T0 + 29_999)?.type).toBe(OTP_REJECTIONS.cooldown);
+    expect(sendRefusal(session, settings, T0 + 30_000)).toBeNull();
+    session.sendInFlight = true;
+    expect(sendRefusal(session, settings, T0 + 1)).toBeNull();
+    session.sendInFlight = false;
+    codeSent(session, settings, { otpId: 'otp_2', providerMessageId: 'm2', expiresAt: iso(T0 + 9e6) }, T0 + 30_000);
+    codeSent(session, settings, { otpId: 'otp_3', providerMessageId: 'm3', expiresAt: iso(T0 + 9e6) }, T0 + 60_000);
+    expect(sendRefusal(session, settings, T0 + 999_999)?.type).toBe(OTP_REJECTIONS.sendLimit);
+    expect(stateOf(session, settings).resendAvailableAt).toBeNull();
+  });
+
+  it('decides an accepted resend again behind the lock, from the state it finds there', () => {
+    const session = pendingSession();
+    expect(resendDecision(session, settings, T0 + 30_000, undefined)).toBe('send');
+    expect(resendDecision(session, settings, T0 + 10_000, undefined)).toBe('cooldown');
+    expect(resendDecision(session, settings, T0 + 10_000, 0)).toBe('sent'); // joined the first send, now done
+    session.status = 'locked';
+    expect(resendDecision(session, settings, T0 + 30_000, undefined)).toBe('locked');
+    session.status = 'verified';
+    expect(resendDecision(session, settings, T0 + 30_000, undefined)).toBe('finished');
+  });
+});
+
+describe('verifying', () => {
+  it('refuses a malformed code, one of the wrong length, and a locked or finished session', () => {
+    const session = pendingSession();
+    expect(verifyRefusal(session, settings, { sealedCode: '123456' })?.type).toBe(OTP_REJECTIONS.invalidArgument);
+    expect(verifyRefusal(session, settings, { sealedCode: sealed(4) })?.type).toBe(OTP_REJECTIONS.wrongLength);
+    expect(verifyRefusal(session, settings, { sealedCode: sealed(6) })).toBeNull();
+    session.status = 'locked';
+    expect(verifyRefusal(session, settings, { sealedCode: sealed(6) })?.type).toBe(OTP_REJECTIONS.locked);
+    session.status = 'expired';
+    expect(verifyRefusal(session, settings, { sealedCode: sealed(6) })?.type).toBe(OTP_REJECTIONS.finished);
+  });
+
+  it('answers from the state when it can: used after success, expired past the code lifetime', () => {
+    const session = pendingSession();
+    expect(answerWithoutProvider(session, settings, T0 + 59_999)).toBe('check');
+    expect(answerWithoutProvider(session, settings, T0 + 60_000)).toEqual({ status: 'expired', attemptsRemaining: 5 });
+    expect(session.status).toBe('expired');
+    const verified = pendingSession();
+    codeChecked(verified, settings, { status: 'verified', attemptsRemaining: 4 }, T0 + 5_000);
+    expect(answerWithoutProvider(verified, settings, T0 + 6_000)).toEqual({ status: 'used', attemptsRemaining: 5 });
+    expect(answerWithoutProvider(newSession(), settings, T0)).toEqual({ status: 'expired', attemptsRemaining: 5 });
+  });
+
+  it('a right code verifies the session once, with the time it happened', () => {
+    const session = pendingSession();
+    expect(codeChecked(session, settings, { status: 'verified', attemptsRemaining: 4 }, T0 + 5_000)).toEqual({
+      status: 'verified',
+      attemptsRemaining: 5,
+    });
+    expect(resultOf(session)).toEqual({
+      status: 'verified',
+      sends: 1,
+      failedAttempts: 0,
+      verifiedAt: iso(T0 + 5_000),
+      failure: null,
+    });
+  });
+
+  it('wrong codes count down the attempts (the lower of ours and the provider’s) and the last one locks', () => {
+    const session = pendingSession();
+    expect(codeChecked(session, settings, { status: 'invalid', attemptsRemaining: 2 }, T0)).toEqual({
+      status: 'invalid',
+      attemptsRemaining: 2,
+    });
+    for (let i = 2; i <= 4; i++) codeChecked(session, settings, { status: 'invalid', attemptsRemaining: 9 }, T0);
+    expect(session.failedAttempts).toBe(4);
+    expect(codeChecked(session, settings, { status: 'invalid', attemptsRemaining: 1 }, T0 + 1_000)).toEqual({
+      status: 'locked',
+      attemptsRemaining: 0,
+    });
+    expect(stateOf(session, settings)).toMatchObject({ status: 'locked', lockedUntil: iso(T0 + 1_000 + 900_000) });
+  });
+
+  it('locks when the provider locked the code, and never treats a code used elsewhere as success', () => {
+    const locked = pendingSession();
+    expect(codeChecked(locked, settings, { status: 'locked', attemptsRemaining: 0 }, T0).status).toBe('locked');
+    expect(locked).toMatchObject({ status: 'locked', failedAttempts: 1, lockedUntil: T0 + 900_000 });
+    const used = pendingSession();
+    expect(codeChecked(used, settings, { status: 'used', attemptsRemaining: 3 }, T0).status).toBe('used');
+    expect(used.status).toBe('pending');
+    const expired = pendingSession();
+    expect(codeChecked(expired, settings, { status: 'expired', attemptsRemaining: 3 }, T0).status).toBe('expired');
+    expect(expired.status).toBe('expired');
+  });
+});
+
+describe('expiry', () => {
+  it('expires a pending session only once its code is past its lifetime', () => {
+    const session = pendingSession();
+    expireIfDue(session, T0 + 59_999);
+    expect(session.status).toBe('pending');
+    expireIfDue(session, T0 + 60_000);
+    expect(session.status).toBe('expired');
+    const verified = pendingSession();
+    verified.status = 'verified';
+    expireIfDue(verified, T0 + 999_999);
+    expect(verified.status).toBe('verified');
+  });
+});
