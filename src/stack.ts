@@ -4,6 +4,7 @@
  * `msgflow dev` runs it on fixed ports with state in .data/; end-to-end tests run it on ephemeral ports.
  * Temporal itself is started by the caller (dev server or the test run's shared server).
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -52,7 +53,10 @@ export interface StackOptions {
   encryptionKey?: string;
   /** OTP's id hash key and seal key ring (see OtpEnv); fresh random ones when omitted. */
   otpKeys?: OtpKeys;
-  /** Where the message store lives (default: SQLite in memory, shared by this process's ingress and worker). */
+  /**
+   * Where the message store lives (default: SQLite in memory, shared by this process's ingress and worker).
+   * With `encryptionKey` and no encryption of its own, numbers are encrypted at rest under that key.
+   */
   store?: MessageStoreOptions;
 }
 
@@ -103,7 +107,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const connection = await Connection.connect({ address: options.temporal.address });
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection, namespace: options.temporal.namespace, dataConverter });
-    const store = await openMessageStore(options.store ?? { file: ':memory:' });
+    const store = await openMessageStore(storeOptionsOf(options));
     cleanups.push(() => store.close());
 
     // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
@@ -233,4 +237,9 @@ function freePort(host: string): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+function storeOptionsOf({ store = { file: ':memory:' }, encryptionKey }: StackOptions): MessageStoreOptions {
+  if (!encryptionKey || store.encryption) return store;
+  return { ...store, encryption: { ring: keyRingOf(encryptionKey), lookupKey: randomBytes(32) } };
 }

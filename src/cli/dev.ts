@@ -21,6 +21,7 @@ import {
   WorkerEnv,
 } from '../config.js';
 import { generateKey } from '../crypto/keyring.js';
+import { storeOptionsFromEnv } from '../store/index.js';
 import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { startStack } from '../stack.js';
@@ -65,6 +66,14 @@ export function registerDevCommands(program: Command): void {
         parseEnv(OtpEnv, process.env).MSGFLOW_OTP_HASH_KEY ??
         previous.MSGFLOW_OTP_HASH_KEY ??
         randomBytes(32).toString('base64');
+      // Numbers in the message store are found by a keyed hash; the key outlives any encryption key rotation.
+      const storeLookupKey =
+        process.env.MSGFLOW_STORE_LOOKUP_KEY ?? previous.MSGFLOW_STORE_LOOKUP_KEY ?? randomBytes(32).toString('base64');
+      const storeEnv = {
+        ...process.env,
+        MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+        MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
+      };
       const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [
         previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken(),
       ];
@@ -105,6 +114,8 @@ export function registerDevCommands(program: Command): void {
         reuseToken: previous.MSGFLOW_API_TOKEN,
         logger: log,
         encryptionKey,
+        // A file other processes (a second worker, `msgflow campaign report`) open too.
+        store: storeOptionsFromEnv(storeEnv),
         otpKeys: otpKeysFromEnv({
           ...process.env,
           MSGFLOW_ENCRYPTION_KEY: encryptionKey,
@@ -136,6 +147,8 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_ENCRYPTION_KEY: encryptionKey,
         MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
+        MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
+        ...(process.env.MSGFLOW_DATABASE_URL ? { MSGFLOW_DATABASE_URL: process.env.MSGFLOW_DATABASE_URL } : {}),
       };
       writeFileSync(
         DEV_ENV_FILE,
