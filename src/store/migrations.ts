@@ -71,4 +71,16 @@ CREATE TABLE rejected_events (
 CREATE INDEX rejected_events_by_time ON rejected_events (received_at);
 `,
   },
+  {
+    version: 3,
+    name: 'when each final state was recorded, for the outcome feed',
+    sqlite: `
+ALTER TABLE messages ADD COLUMN final_recorded_at INTEGER;
+CREATE INDEX messages_settled_by_campaign ON messages (campaign_key, final_recorded_at) WHERE final_recorded_at IS NOT NULL;
+`,
+    postgres: `
+ALTER TABLE messages ADD COLUMN final_recorded_at BIGINT;
+CREATE INDEX messages_settled_by_campaign ON messages (campaign_key, final_recorded_at) WHERE final_recorded_at IS NOT NULL;
+`,
+  },
 ];

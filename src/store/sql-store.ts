@@ -21,6 +21,8 @@ import {
   type RejectedEvent,
   type ReportQuery,
   type ReportRow,
+  type SettledQuery,
+  type SettledRow,
   type SentMessage,
   type StatusEventRecord,
   type StoredMessage,
@@ -45,6 +47,7 @@ interface MessageRow {
   campaign_key: string | null;
   first_seen_at: number;
   last_seen_at: number;
+  final_recorded_at: number | null;
 }
 
 export class SqlMessageStore implements MessageStore {
@@ -107,12 +110,13 @@ export class SqlMessageStore implements MessageStore {
       for (const batch of chunks(folded)) {
         const written = await tx.all<MessageRow>(
           `INSERT INTO messages (provider_message_id, final_status, final_timestamp, final_event_id,
-             last_status, last_status_timestamp, first_seen_at, last_seen_at)
-           VALUES ${rows(batch.length, 8)}
+             last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at)
+           VALUES ${rows(batch.length, 9)}
            ON CONFLICT (provider_message_id) DO UPDATE SET
              final_status = COALESCE(messages.final_status, excluded.final_status),
              final_timestamp = CASE WHEN messages.final_status IS NULL THEN excluded.final_timestamp ELSE messages.final_timestamp END,
              final_event_id = CASE WHEN messages.final_status IS NULL THEN excluded.final_event_id ELSE messages.final_event_id END,
+             final_recorded_at = CASE WHEN messages.final_status IS NULL THEN excluded.final_recorded_at ELSE messages.final_recorded_at END,
              last_status = COALESCE(excluded.last_status, messages.last_status),
              last_status_timestamp = CASE WHEN excluded.last_status IS NULL THEN messages.last_status_timestamp ELSE excluded.last_status_timestamp END,
              last_seen_at = excluded.last_seen_at
@@ -126,6 +130,7 @@ export class SqlMessageStore implements MessageStore {
             e.last?.timestamp ?? null,
             now,
             now,
+            e.final ? now : null,
           ]),
         );
         finals.push(...written.flatMap(outcomeOf));
@@ -220,6 +225,16 @@ export class SqlMessageStore implements MessageStore {
     return { messages, rejectedEvents };
   }
 
+  private reportRow(r: MessageRow): ReportRow {
+    return {
+      providerMessageId: r.provider_message_id,
+      number: this.numberOf(r),
+      status: r.final_status ?? r.last_status,
+      final: r.final_status !== null,
+      timestamp: r.final_status !== null ? r.final_timestamp : r.last_status_timestamp,
+    };
+  }
+
   async report({ campaignKey, status, after, limit }: ReportQuery): Promise<Page<ReportRow>> {
     checkText('campaignKey', campaignKey, 1000);
     checkLimit(limit);
@@ -240,15 +255,24 @@ export class SqlMessageStore implements MessageStore {
         limit + 1,
       ]),
     );
-    const page = found.slice(0, limit).map((r) => ({
-      providerMessageId: r.provider_message_id,
-      number: this.numberOf(r),
-      status: r.final_status ?? r.last_status,
-      final: r.final_status !== null,
-      timestamp: r.final_status !== null ? r.final_timestamp : r.last_status_timestamp,
-    }));
+    const page = found.slice(0, limit).map((r) => this.reportRow(r));
     const last = page.at(-1);
     return { rows: page, next: found.length > limit && last ? encodeCursor(last.providerMessageId) : null };
+  }
+
+  async settled({ campaignKey, after, limit }: SettledQuery): Promise<SettledRow[]> {
+    checkText('campaignKey', campaignKey, 1000);
+    checkLimit(limit);
+    const found = await this.driver.read((tx) =>
+      tx.all<MessageRow>(
+        `SELECT * FROM messages
+          WHERE campaign_key = ? AND final_recorded_at >= ?
+            AND (final_recorded_at > ? OR provider_message_id > ?)
+          ORDER BY final_recorded_at, provider_message_id LIMIT ?`,
+        [campaignKey, after.recordedAt, after.recordedAt, after.providerMessageId, limit],
+      ),
+    );
+    return found.map((r) => ({ ...this.reportRow(r), recordedAt: r.final_recorded_at! }));
   }
 
   async message(providerMessageId: string): Promise<StoredMessage | null> {

@@ -80,6 +80,20 @@ export interface ReportRow {
   timestamp: string | null;
 }
 
+export interface SettledQuery {
+  campaignKey: string;
+  /** Messages whose final state was recorded after this point: a time (ms since the epoch, our clock) and, for
+   * messages recorded in that same millisecond, the last id already read. */
+  after: { recordedAt: number; providerMessageId: string };
+  /** 1..1000 */
+  limit: number;
+}
+
+export interface SettledRow extends ReportRow {
+  /** When the store recorded the final state (ms since the epoch). */
+  recordedAt: number;
+}
+
 export interface Page<T> {
   rows: T[];
   /** Pass as `after` for the next page; null on the last page. */
@@ -156,6 +170,8 @@ export interface MessageStore {
   purge(options: PurgeOptions): Promise<PurgeResult>;
   /** Per-recipient rows of a campaign, in a stable order, a page at a time. */
   report(query: ReportQuery): Promise<Page<ReportRow>>;
+  /** A campaign's messages by when their final state was recorded, oldest first: the outcome feed's source. */
+  settled(query: SettledQuery): Promise<SettledRow[]>;
   message(providerMessageId: string): Promise<StoredMessage | null>;
   /** Messages sent to `number` (through its keyed hash: works with or without encryption). */
   messagesTo(number: string): Promise<string[]>;
