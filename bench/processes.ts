@@ -1,11 +1,13 @@
 /**
  * Child processes for the benchmarks, run as they are deployed: each service in a Node process of its own
  * (TypeScript through tsx), with only the environment it is given, started in a scratch directory so a
- * local `msgflow dev`'s .data/dev.env cannot leak in. Their CPU time is read from /proc where there is one.
+ * local `msgflow dev`'s .data/dev.env cannot leak in. Their CPU time is read from /proc where there is one;
+ * MSGFLOW_BENCH_CPU_PROFILE_DIR makes each write a V8 CPU profile there when it stops.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -41,7 +43,10 @@ export async function startService(
   args: string[],
   options: SpawnOptions,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', TSX, script, ...args], {
+  const profileDir = process.env.MSGFLOW_BENCH_CPU_PROFILE_DIR;
+  // V8 CPU profiles of each service, written when it exits (open them in Chrome DevTools or VS Code).
+  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir, name)}`] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', TSX, script, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
