@@ -1,227 +1,300 @@
 /**
- * Campaign end-to-end: an `smsCampaign` of N recipients (default 10,000) through the sandbox with its rate
- * limit lifted and zero carrier delay, timed from start to the result (every message final), beside the
- * ceiling of the same Temporal server for trivial workflows (one workflow task each) measured in the same
- * run, before and after. Also: Temporal history events and workflow tasks per message, over every
- * workflow the campaign caused (its own runs and one message-status workflow per message).
+ * Campaign end-to-end beside the provider-only ceiling, for single-event and for batch webhook bodies.
+ *
+ * Ceiling: the sandbox alone sends the audience in chunks of 1,000 (as many in flight as a campaign keeps)
+ * and delivers every final event to a bare HTTP receiver in this process; timed from the first send to the
+ * last final event. Campaign: an `smsCampaign` of the same audience through msgflow as deployed, the
+ * sandbox, the ingress and the worker each a process of its own (see campaign-target.ts), timed from its
+ * start to its result (every message final). Also: Temporal history events and workflow tasks per message
+ * over every workflow run the campaign caused, and the CPU time each process used. Each side first sends
+ * one message through its whole path, untimed, as a long-running deployment would have.
  */
-import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { startStack } from '../src/stack.js';
-import { type Benchmark, type BenchContext, round } from './harness.js';
+import type { CampaignResult } from '../src/api/campaign-io.js';
+import { CAMPAIGN_DEFAULTS, isFinalStatus, MAX_RECIPIENTS_PER_REQUEST } from '../src/api/constants.js';
+import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
+import { Msgflow } from '../src/starter/index.js';
+import { msgflowDataConverter } from '../src/temporal/data-converter.js';
+import { startBareReceiver } from './bare-receiver.js';
+import { type CampaignTarget, type Provider, targetFromEnv } from './campaign-target.js';
+import { type Benchmark, type BenchContext, type BenchRow, round } from './harness.js';
+import { sizeFromEnv } from './load.js';
+import { measureCpu } from './processes.js';
 
-const RECIPIENTS = Number(process.env.MSGFLOW_BENCH_CAMPAIGN_RECIPIENTS ?? 10_000);
-const CEILING_WORKFLOWS = Number(process.env.MSGFLOW_BENCH_CEILING_WORKFLOWS ?? Math.min(RECIPIENTS, 2_000));
-const CONCURRENCY = Number(process.env.MSGFLOW_BENCH_CONCURRENCY ?? 32);
-const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-const TRIVIAL_WORKFLOWS_PATH = fileURLToPath(new URL(`./workflows/trivial.${sourceExtension}`, import.meta.url));
+type Mode = 'single' | 'batch';
+
+const RECIPIENTS = sizeFromEnv('MSGFLOW_BENCH_CAMPAIGN_RECIPIENTS', 10_000);
+/** What the ceiling reaches on a quiet 2-core machine (messages/s); less says the machine was busy. */
+const QUIET_CEILING: Record<Mode, number> = { single: 1_100, batch: 5_700 };
+const MESSAGE = 'benchmark campaign';
+/** A run that makes no progress for this long has failed (a lost event, a stuck worker). */
+const STALL_MS = 120_000;
+const PROGRESS_EVERY_MS = 15_000;
+
+interface RunFigures {
+  seconds: number;
+  perSecond: number;
+  /** CPU seconds each process used during the timed part. */
+  cpu: Record<string, number | undefined>;
+}
+
+interface CampaignFigures extends RunFigures {
+  eventsPerMessage: number;
+  tasksPerMessage: number;
+  workflows: number;
+  runs: number;
+}
 
 export const campaignBenchmark: Benchmark = {
   name: 'campaign',
   async run(context) {
-    const { log } = context;
-    const before = await trivialCeiling(context, CEILING_WORKFLOWS);
-    log(`ceiling (before): ${round(before.perSecond)} trivial workflows/s`);
-    const campaign = await campaignRun(context, RECIPIENTS);
-    const after = await trivialCeiling(context, CEILING_WORKFLOWS);
-    log(`ceiling (after): ${round(after.perSecond)} trivial workflows/s`);
-    const ceiling = (before.perSecond + after.perSecond) / 2;
+    const target = targetFromEnv();
+    const load = loadavg().map((l) => round(l, 1));
+    const figures: Record<Mode, { ceiling: RunFigures; campaign: CampaignFigures }> = {} as never;
+    for (const mode of ['single', 'batch'] as const) {
+      const ceiling = await ceilingRun(context, target, RECIPIENTS, mode);
+      context.log(`ceiling, ${mode}: ${RECIPIENTS} final events in ${round(ceiling.seconds)} s`);
+      const campaign = await campaignRun(context, target, RECIPIENTS, mode);
+      context.log(`campaign, ${mode}: ${RECIPIENTS} messages final in ${round(campaign.seconds)} s`);
+      figures[mode] = { ceiling, campaign };
+    }
+
+    const ceilingRow = (mode: Mode): BenchRow => ({
+      case: `ceiling, ${mode === 'single' ? 'single-event' : 'batch'} bodies`,
+      seconds: round(figures[mode].ceiling.seconds),
+      'messages/s': round(figures[mode].ceiling.perSecond),
+      ratio: '(ceiling)',
+      'history events/message': '',
+      'workflow tasks/message': '',
+      'workflows created': '',
+    });
+    const campaignRow = (mode: Mode): BenchRow => {
+      const { ceiling, campaign } = figures[mode];
+      return {
+        case: `campaign, ${mode === 'single' ? 'single-event' : 'batch'} bodies`,
+        seconds: round(campaign.seconds),
+        'messages/s': round(campaign.perSecond),
+        ratio: `${round(campaign.perSecond / ceiling.perSecond, 2)}×`,
+        'history events/message': round(campaign.eventsPerMessage, 3),
+        'workflow tasks/message': round(campaign.tasksPerMessage, 3),
+        'workflows created': campaign.workflows,
+      };
+    };
+    const cpuNote = (name: string, cpu: Record<string, number | undefined>, seconds: number) =>
+      `CPU seconds during ${name} (${round(seconds)} s wall): ${Object.entries(cpu)
+        .map(([process, used]) => `${process} ${used === undefined ? '?' : round(used)}`)
+        .join(', ')}`;
 
     return {
-      title: `Campaign end-to-end: ${RECIPIENTS} recipients, sandbox unlimited, zero carrier delay`,
-      rows: [
-        {
-          case: `ceiling: trivial workflows (${CEILING_WORKFLOWS}, mean of before/after)`,
-          seconds: round((before.seconds + after.seconds) / 2),
-          'per second': round(ceiling),
-          'events per item': round(before.eventsPerWorkflow),
-          'workflow tasks per item': round(before.tasksPerWorkflow),
-          'vs ceiling': '100%',
-        },
-        {
-          case: `smsCampaign → all final (${RECIPIENTS} messages)`,
-          seconds: round(campaign.seconds),
-          'per second': round(campaign.perSecond),
-          'events per item': round(campaign.eventsPerMessage, 2),
-          'workflow tasks per item': round(campaign.tasksPerMessage, 2),
-          'vs ceiling': `${Math.round((100 * campaign.perSecond) / ceiling)}%`,
-        },
-      ],
+      title: `Campaign vs the provider-only ceiling: ${RECIPIENTS} recipients, sandbox unlimited, zero carrier delay (target ${target.name})`,
+      rows: [ceilingRow('single'), campaignRow('single'), ceilingRow('batch'), campaignRow('batch')],
       notes: [
-        'item = one trivial workflow (ceiling) or one message (campaign); per second = items / seconds from start to the last result',
-        `campaign: ${campaign.runs} campaign run(s) (continue-as-new), ${campaign.workflows} workflows in all; events and workflow tasks counted over every one of their histories when the campaign completed`,
-        'each message is a message-status workflow of its own (signal-with-start by the ingress and the campaign), which lingers after its outcome: its closing events are not counted',
-        'ceiling: the same server, one worker in this process, started with at most the harness concurrency in flight',
-        'sandbox: in memory, rate limit 1,000,000/min, carrier submits and finalises at once (tick 10 ms), default send latency; worker, ingress, sandbox and Temporal dev server on this machine',
+        `ratio = campaign messages/s ÷ the ceiling's of the same body kind, measured in this run (target ≥ 0.5×); the ceiling should not fall below ~1,100/s single, ~5,700/s batch on a quiet 2-core machine`,
+        `ceiling: the sandbox sends the audience in chunks of ${MAX_RECIPIENTS_PER_REQUEST}, ${CAMPAIGN_DEFAULTS.chunksInFlight} in flight, and delivers each final event to a bare Node HTTP receiver in the bench process; timed from the first send to the last final event`,
+        'campaign: Msgflow.startCampaign → result, every message final; sandbox, `msgflow ingress` and `msgflow worker` each a process of its own, ingress and worker sharing one SQLite store file; Temporal dev server on this machine',
+        'both sides first send one message through their whole path, untimed (deployed services are warm: the worker builds its workflow sandbox on its first workflow task)',
+        `history events and workflow tasks are counted over every workflow run on the campaign's task queue, but for the warm-up's (single: ${figures.single.campaign.runs} run(s), batch: ${figures.batch.campaign.runs}; continue-as-new makes new runs of the same workflow, not new workflows)`,
+        ...(['single', 'batch'] as const).flatMap((mode) => [
+          cpuNote(`the ${mode} ceiling`, figures[mode].ceiling.cpu, figures[mode].ceiling.seconds),
+          cpuNote(`the ${mode} campaign`, figures[mode].campaign.cpu, figures[mode].campaign.seconds),
+        ]),
+        ...(['single', 'batch'] as const)
+          .filter((mode) => figures[mode].ceiling.perSecond < QUIET_CEILING[mode])
+          .map(
+            (mode) =>
+              `the ${mode} ceiling (${round(figures[mode].ceiling.perSecond)}/s) is below the ~${QUIET_CEILING[mode]}/s of a quiet 2-core machine: this machine was busy, so compare the ratios, not the absolute rates`,
+          ),
+        `machine load average when the run began (1, 5, 15 min): ${load.join(', ')}`,
+        'MSGFLOW_BENCH_CAMPAIGN_RECIPIENTS sizes the run; MSGFLOW_BENCH_TARGET chooses where the parts run (default local)',
       ],
     };
   },
 };
 
-interface CampaignFigures {
-  seconds: number;
-  perSecond: number;
-  eventsPerMessage: number;
-  tasksPerMessage: number;
-  runs: number;
-  workflows: number;
+/** Outside the audience below (up to 9,999,999 recipients). */
+const WARMUP_RECIPIENT = '2348109999999';
+
+/** 2348100000000, 2348100000001, …: valid numbers, each delivered by the sandbox's carrier. */
+function audienceOf(recipients: number): string[] {
+  return Array.from({ length: recipients }, (_, i) => `2348${String(100_000_000 + i)}`);
 }
 
-async function campaignRun({ temporal, log }: BenchContext, recipients: number): Promise<CampaignFigures> {
-  const stack = await startStack({
-    temporal,
-    taskQueue: `bench-campaign-${randomUUID()}`,
-    sandbox: {
-      port: 0,
-      db: ':memory:',
-      log: () => {},
-      tickMs: 10,
-      carrier: { submitMs: 0, finalMs: 0 },
-      webhooks: { retryScheduleMs: [200, 1_000, 5_000, 30_000, 120_000], batchMax: 100, concurrency: 16 },
-    },
-    ratePerMinute: 1_000_000,
-    initialBalance: 1_000_000_000,
-    // Each message is a workflow that lingers after its outcome: a bounded cache keeps the worker's memory flat.
-    maxCachedWorkflows: 1_000,
+async function ceilingRun(context: BenchContext, target: CampaignTarget, recipients: number, mode: Mode) {
+  const provider = await target.startProvider(context);
+  const final = new Set<string>();
+  let lastFinalAt = 0;
+  const receiver = await startBareReceiver((raw) => {
+    const body = JSON.parse(raw) as MessageStatusEvent | { type: string; events: MessageStatusEvent[] };
+    const events = 'type' in body && body.type === BATCH_EVENT_TYPE ? body.events : [body as MessageStatusEvent];
+    for (const event of events) if (isFinalStatus(event.status)) final.add(event.provider_message_id);
+    lastFinalAt = performance.now();
   });
   try {
-    const audience = Array.from({ length: recipients }, (_, i) => `2348${String(100_000_000 + i)}`);
-    const started = performance.now();
-    const run = await stack.msgflow.startCampaign({
-      sender: 'ACME',
-      message: 'benchmark campaign',
-      audience: { type: 'inline', recipients: audience },
+    await provider.registerWebhook(receiver.url, mode === 'batch');
+    const audience = audienceOf(recipients);
+    const chunks = Array.from({ length: Math.ceil(recipients / MAX_RECIPIENTS_PER_REQUEST) }, (_, i) =>
+      audience.slice(i * MAX_RECIPIENTS_PER_REQUEST, (i + 1) * MAX_RECIPIENTS_PER_REQUEST),
+    );
+    // Warm-up, as for the campaign: one message through the whole path before the clock starts.
+    await sendChunks(provider, [[WARMUP_RECIPIENT]]);
+    await until(`ceiling warm-up (${mode})`, () => final.size, 1, context.log);
+    final.clear();
+    const { result: seconds, cpu } = await measureCpu(pidsOf(context, provider), async () => {
+      const started = performance.now();
+      await sendChunks(provider, chunks);
+      await until(`ceiling (${mode})`, () => final.size, recipients, context.log);
+      return (lastFinalAt - started) / 1000;
     });
-    // One progress query at a time, awaited before the stack closes: a query still retrying on a closed
-    // connection would throw from its timer.
-    let query: Promise<void> = Promise.resolve();
-    const progress = setInterval(() => {
-      query = query.then(() =>
-        run.progress().then(
-          (p) =>
-            log(`${p.sent} sent, ${Object.values(p.counts).reduce((a, b) => a + (b ?? 0), 0)} final, run ${p.runs}`),
-          () => {},
-        ),
-      );
-    }, 15_000);
-    const result = await run.result().finally(() => clearInterval(progress));
-    await query;
-    const seconds = (performance.now() - started) / 1000;
-    const final = Object.values(result.counts).reduce((a, b) => a + (b ?? 0), 0);
-    if (result.sent !== recipients || final !== recipients)
-      throw new Error(`campaign ended with ${result.sent} sent and ${final} final of ${recipients}`);
-    log(`campaign: ${recipients} messages final in ${round(seconds)} s; reading histories…`);
-
-    const { events, tasks, workflows } = await historyTotals(stack.temporal, stack.taskQueue);
-    await terminateRunning(stack.temporal, stack.taskQueue);
-    return {
-      seconds,
-      perSecond: recipients / seconds,
-      eventsPerMessage: events / recipients,
-      tasksPerMessage: tasks / recipients,
-      runs: result.runs,
-      workflows,
-    };
+    return { seconds, perSecond: recipients / seconds, cpu };
   } finally {
-    await stack.close();
+    await receiver.close();
+    await provider.close();
   }
 }
 
-/** History events and completed workflow tasks over every workflow run of the queue. */
-async function historyTotals(
-  client: Client,
-  taskQueue: string,
-): Promise<{ events: number; tasks: number; workflows: number }> {
-  const executions: Array<{ workflowId: string; runId: string }> = [];
-  for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'`, pageSize: 1000 }))
-    executions.push({ workflowId: info.workflowId, runId: info.runId });
-  let events = 0;
-  let tasks = 0;
+/** Sends every chunk with the provider client, as many in flight at once as a campaign keeps. */
+async function sendChunks(provider: Provider, chunks: string[][]): Promise<void> {
   let next = 0;
   await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < executions.length) {
-        const { workflowId, runId } = executions[next++]!;
-        const history = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
-        events += history.length;
-        tasks += history.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+    Array.from({ length: CAMPAIGN_DEFAULTS.chunksInFlight }, async () => {
+      while (next < chunks.length) {
+        const recipients = chunks[next++]!;
+        await provider.messaging.sms.send({ recipients, sender: 'ACME', message: MESSAGE });
       }
     }),
   );
-  return { events, tasks, workflows: executions.length };
 }
 
-/** The message workflows linger for minutes after their outcome: end them in one server-side batch. */
-async function terminateRunning(client: Client, taskQueue: string): Promise<void> {
-  await client.workflowService.startBatchOperation({
-    namespace: client.options.namespace,
-    jobId: `bench-cleanup-${randomUUID()}`,
-    visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
-    reason: 'msgflow benchmark finished',
-    terminationOperation: { identity: 'msgflow bench' },
-  });
-}
-
-export interface CeilingFigures {
-  seconds: number;
-  perSecond: number;
-  eventsPerWorkflow: number;
-  tasksPerWorkflow: number;
-}
-
-/** N trivial workflows (one workflow task each) started with bounded concurrency, timed until the last result. */
-export async function trivialCeiling({ temporal }: BenchContext, count: number): Promise<CeilingFigures> {
-  const taskQueue = `bench-ceiling-${randomUUID()}`;
-  const workerConnection = await NativeConnection.connect({ address: temporal.address });
+async function campaignRun(
+  context: BenchContext,
+  target: CampaignTarget,
+  recipients: number,
+  mode: Mode,
+): Promise<CampaignFigures> {
+  const { temporal, log } = context;
+  const provider = await target.startProvider(context);
   const connection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection, namespace: temporal.namespace });
+  let msgflow: Awaited<ReturnType<CampaignTarget['startMsgflow']>> | undefined;
   try {
-    const worker = await Worker.create({
-      connection: workerConnection,
-      namespace: temporal.namespace,
-      taskQueue,
-      workflowBundle: await trivialBundle(),
+    msgflow = await target.startMsgflow(context, provider, { batch: mode === 'batch' });
+    const client = new Client({ connection, namespace: temporal.namespace, dataConverter: msgflowDataConverter() });
+    const facade = new Msgflow(client, msgflow.taskQueue);
+    const pids = { ...pidsOf(context, provider), ...msgflow.pids };
+    // Warm-up: deployed services are long-running, so the first workflow task (the worker builds its
+    // workflow sandbox then), the first signal and the first store writes are not part of the measure.
+    const warmup = await facade.startCampaign({
+      sender: 'ACME',
+      message: MESSAGE,
+      audience: { type: 'inline', recipients: [WARMUP_RECIPIENT] },
     });
-    return await worker.runUntil(async () => {
+    await warmup.result();
+    const { result: timed, cpu } = await measureCpu(pids, async () => {
       const started = performance.now();
-      let next = 0;
-      const ids: string[] = [];
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < count) {
-            const n = next++;
-            const handle = await client.workflow.start('trivialWorkflow', {
-              workflowId: `${taskQueue}-${n}`,
-              taskQueue,
-              args: [n],
-            });
-            ids.push(handle.workflowId);
-            if ((await handle.result()) !== n) throw new Error(`trivial workflow ${n} answered wrongly`);
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      const sample = (await client.workflow.getHandle(ids[0]!).fetchHistory()).events ?? [];
-      return {
-        seconds,
-        perSecond: count / seconds,
-        eventsPerWorkflow: sample.length,
-        tasksPerWorkflow: sample.filter((e) => e.workflowTaskCompletedEventAttributes).length,
-      };
+      const run = await facade.startCampaign({
+        sender: 'ACME',
+        message: MESSAGE,
+        audience: { type: 'inline', recipients: audienceOf(recipients) },
+      });
+      const result = await followCampaign(run, log);
+      return { seconds: (performance.now() - started) / 1000, result, workflowId: run.workflowId };
     });
+    const { result, seconds } = timed;
+    const final = Object.entries(result.counts)
+      .filter(([status]) => isFinalStatus(status))
+      .reduce((sum, [, n]) => sum + n, 0);
+    if (result.sent !== recipients || final !== recipients)
+      throw new Error(`campaign (${mode}) ended with ${result.sent} sent and ${final} final of ${recipients}`);
+    const history = await historyTotals(client, msgflow.taskQueue, timed.workflowId, result.runs, warmup.workflowId);
+    return {
+      seconds,
+      perSecond: recipients / seconds,
+      eventsPerMessage: history.events / recipients,
+      tasksPerMessage: history.tasks / recipients,
+      workflows: history.workflows,
+      runs: history.runs,
+      cpu,
+    };
   } finally {
+    await msgflow?.close();
+    await provider.close();
     await connection.close();
-    await workerConnection.close();
   }
 }
 
-let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
-function trivialBundle(): ReturnType<typeof bundleWorkflowCode> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: TRIVIAL_WORKFLOWS_PATH,
-    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m) => console.error(m) },
-  });
-  return bundle;
+/** The campaign's result, with its progress logged now and then. */
+async function followCampaign(
+  run: Awaited<ReturnType<Msgflow['startCampaign']>>,
+  log: (line: string) => void,
+): Promise<CampaignResult> {
+  // One progress query at a time, awaited before returning: a query still retrying on a closed connection
+  // would throw from its timer.
+  let query: Promise<void> = Promise.resolve();
+  const progress = setInterval(() => {
+    query = query.then(() =>
+      run.progress().then(
+        (p) =>
+          log(
+            `${p.phase}: ${p.sent} sent, ${Object.values(p.counts).reduce((a, b) => a + b, 0)} counted, run ${p.runs}`,
+          ),
+        () => {},
+      ),
+    );
+  }, PROGRESS_EVERY_MS);
+  try {
+    return await run.result();
+  } finally {
+    clearInterval(progress);
+    await query;
+  }
+}
+
+/** Resolves once `count()` reaches `total`; fails when it stops moving for STALL_MS. */
+async function until(what: string, count: () => number, total: number, log: (line: string) => void): Promise<void> {
+  let last = -1;
+  let movedAt = performance.now();
+  let loggedAt = performance.now();
+  while (count() < total) {
+    const now = performance.now();
+    if (count() !== last) [last, movedAt] = [count(), now];
+    if (now - movedAt > STALL_MS) throw new Error(`${what}: stuck at ${last} of ${total} for ${STALL_MS / 1000} s`);
+    if (now - loggedAt > PROGRESS_EVERY_MS) {
+      log(`${what}: ${last} of ${total}`);
+      loggedAt = now;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function pidsOf(context: BenchContext, provider: Provider): Record<string, number | undefined> {
+  return { ...provider.pids, bench: process.pid, temporal: context.temporal.pid };
+}
+
+/**
+ * History events and completed workflow tasks over every workflow run of the queue. Visibility lags a
+ * little behind: the list is read again until it holds every run of the campaign.
+ */
+async function historyTotals(
+  client: Client,
+  taskQueue: string,
+  campaignWorkflowId: string,
+  campaignRuns: number,
+  warmupWorkflowId: string,
+): Promise<{ events: number; tasks: number; workflows: number; runs: number }> {
+  let executions: Array<{ workflowId: string; runId: string }> = [];
+  for (let attempt = 0; attempt < 40; attempt++) {
+    executions = [];
+    for await (const info of client.workflow.list({ query: `TaskQueue = '${taskQueue}'`, pageSize: 1000 }))
+      if (info.workflowId !== warmupWorkflowId) executions.push({ workflowId: info.workflowId, runId: info.runId });
+    if (executions.filter((e) => e.workflowId === campaignWorkflowId).length >= campaignRuns) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  let events = 0;
+  let tasks = 0;
+  for (const { workflowId, runId } of executions) {
+    const history = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    events += history.length;
+    tasks += history.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+  }
+  return { events, tasks, workflows: new Set(executions.map((e) => e.workflowId)).size, runs: executions.length };
 }

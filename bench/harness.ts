@@ -5,8 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 
 export interface BenchContext {
-  /** The Temporal server the run shares. */
-  temporal: { address: string; namespace: string };
+  /** The Temporal server the run shares; `pid` when this run started it (for its CPU time). */
+  temporal: { address: string; namespace: string; pid?: number };
   log(line: string): void;
 }
 

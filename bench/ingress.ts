@@ -1,165 +1,174 @@
 /**
- * Ingress throughput: signed status events per second fully accepted (signature verified, body parsed,
- * every signal acknowledged by Temporal, 200 answered), as single-event bodies and as batches, with
- * per-request latency. The ceiling, measured in the same run against the same server, is the same number
- * of signal-with-start calls made directly with the Temporal client (what the ingress does per event,
- * minus HTTP, verification and parsing). The ceiling runs before and after the ingress cases and is
- * reported as their mean, so drift in a noisy machine shows up in both.
+ * Ingress throughput on the message-store path: signed status events per second fully accepted (signature
+ * verified, body parsed, events recorded in the message store, one coalesced `messageOutcomes` signal per
+ * waiting workflow acknowledged by Temporal, 200 answered), as single-event bodies and as batches, beside
+ * a bare Node HTTP receiver (reads the body, answers 200) fed the same signed bodies by the same load
+ * generator in the same run. The store is a SQLite file, as `msgflow ingress` keeps it.
  *
- * No worker polls the task queue: what is measured is acceptance, not workflow execution (that would
- * compete for the same cores). The started workflows are terminated at the end.
+ * Every message is registered beforehand as awaited by one waiting workflow per case, as a campaign's are.
+ * No worker runs: what is measured is acceptance, not the workflow's handling of the signals (that would
+ * compete for the same cores). The waiting workflows are terminated at the end.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { formatTimestamp } from '../src/api/common.js';
-import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
 import { FINAL_STATUSES } from '../src/api/constants.js';
+import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../src/api/signature.js';
+import { outcomeRouter } from '../src/ingress/outcome-router.js';
 import { startIngress } from '../src/ingress/server.js';
-import { temporalSignaler } from '../src/ingress/signaler.js';
 import { standardWebhooksVerifier } from '../src/ingress/verifier.js';
-import { signalMessageWorkflow } from '../src/temporal/message-signals.js';
-import { statusEventSignal } from '../src/definitions/message-status.js';
+import { openMessageStore } from '../src/store/index.js';
+import { msgflowDataConverter } from '../src/temporal/data-converter.js';
+import { startBareReceiver } from './bare-receiver.js';
 import { type Benchmark, type BenchRow, round } from './harness.js';
 import { assertClean, latencyColumns, type LoadResult, runLoad, sizeFromEnv } from './load.js';
 
-const EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_EVENTS', 2000);
-const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 32);
+const SINGLE_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_EVENTS', 3000);
+/** Enough batch bodies (300) for a rate that is not over before the machine notices. */
+const BATCH_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_BATCH_EVENTS', 30_000);
+/** Bodies in flight at once: the sandbox's webhook dispatcher delivers up to 16 at a time by default. */
+const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 16);
 const BATCH_SIZE = 100;
+const WARMUP_BODIES = 200;
+
+interface SignedBody {
+  raw: string;
+  headers: Record<string, string>;
+}
 
 export const ingressBenchmark: Benchmark = {
   name: 'ingress',
   async run({ temporal, log }) {
-    const taskQueue = `bench-ingress-${randomUUID()}`;
+    const dir = mkdtempSync(join(tmpdir(), 'msgflow-bench-ingress-'));
+    const store = await openMessageStore({ file: join(dir, 'msgflow.db') });
     const connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection, namespace: temporal.namespace });
+    const client = new Client({ connection, namespace: temporal.namespace, dataConverter: msgflowDataConverter() });
+    const taskQueue = `bench-ingress-${randomUUID()}`;
     const secret = generateWebhookSecret();
+    let signals = { count: 0, outcomes: 0 };
     const ingress = await startIngress({
       verifier: standardWebhooksVerifier([secret]),
-      signaler: temporalSignaler({ client, taskQueue }),
+      store,
+      router: outcomeRouter({
+        store,
+        client,
+        onSignal: (outcomes) => {
+          signals.count += 1;
+          signals.outcomes += outcomes;
+        },
+      }),
     });
+    const bare = await startBareReceiver();
+    const waiters: string[] = [];
     const run = randomUUID().slice(0, 8);
-    const event = (caseName: string, i: number): MessageStatusEvent => {
-      const status = FINAL_STATUSES[i % FINAL_STATUSES.length]!;
-      return {
-        event: `message.${status}`,
-        mobile_number: '+12025550100',
-        provider_message_id: `bench-${run}-${caseName}-${i}`,
-        status,
-        timestamp: formatTimestamp(new Date()),
-      };
-    };
-    // Bodies are signed before the clock starts: signing is the provider's cost, not the ingress's.
-    const signedBodies = (caseName: string, bodies: unknown[]) =>
-      bodies.map((body, i) => {
-        const raw = JSON.stringify(body);
+
+    /** N events for new messages, awaited by a new waiting workflow; answers the signed bodies. */
+    const prepare = async (caseName: string, events: number, perBody: number): Promise<SignedBody[]> => {
+      const workflowId = `bench-ingress-waiter-${run}-${caseName}`;
+      // Never picked up (no worker polls this queue): it only has to be open to take signals.
+      await client.workflow.start('benchOutcomeWaiter', { workflowId, taskQueue, args: [] });
+      waiters.push(workflowId);
+      const ids = Array.from({ length: events }, (_, i) => `bench-${run}-${caseName}-${i}`);
+      await store.register(
+        workflowId,
+        ids.map((providerMessageId) => ({ providerMessageId })),
+      );
+      const event = (id: string, i: number): MessageStatusEvent => {
+        const status = FINAL_STATUSES[i % FINAL_STATUSES.length]!;
         return {
-          raw,
-          headers: {
-            ...signWebhook([secret], `evt_${run}_${caseName}_${i}`, Math.floor(Date.now() / 1000), raw),
-            'content-type': 'application/json',
-          },
+          event: `message.${status}`,
+          mobile_number: '+12025550100',
+          provider_message_id: id,
+          status,
+          timestamp: formatTimestamp(new Date()),
         };
+      };
+      const bodies =
+        perBody === 1
+          ? ids.map(event)
+          : Array.from({ length: Math.ceil(events / perBody) }, (_, b) => ({
+              type: BATCH_EVENT_TYPE,
+              events: ids.slice(b * perBody, (b + 1) * perBody).map((id, i) => event(id, b * perBody + i)),
+            }));
+      // Signed before the clock starts: signing is the provider's cost, not the receiver's.
+      return bodies.map((body, i) => {
+        const raw = JSON.stringify(body);
+        const headers = signWebhook([secret], `evt_${run}_${caseName}_${i}`, Math.floor(Date.now() / 1000), raw);
+        return { raw, headers: { ...headers, 'content-type': 'application/json' } };
       });
-    const deliver = async ({ raw, headers }: { raw: string; headers: Record<string, string> }) => {
-      const response = await fetch(ingress.webhookUrl, { method: 'POST', headers, body: raw });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`ingress answered ${response.status}: ${text}`);
     };
-    const direct = (caseName: string) => (i: number) => {
-      const e = event(caseName, i);
-      return signalMessageWorkflow(client, taskQueue, e.provider_message_id, statusEventSignal, {
-        status: e.status,
-        timestamp: e.timestamp,
-        eventId: `direct-${i}`,
-      });
+    const deliver = (url: string, bodies: SignedBody[]) => async (i: number) => {
+      const { raw, headers } = bodies[i]!;
+      const response = await fetch(url, { method: 'POST', headers, body: raw });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`answered ${response.status}: ${text.slice(0, 200)}`);
+    };
+    const measure = async (name: string, url: string, bodies: SignedBody[]) => {
+      log(`${name}: ${bodies.length} bodies`);
+      signals = { count: 0, outcomes: 0 };
+      const result = await runLoad(bodies.length, CONCURRENCY, deliver(url, bodies));
+      assertClean(name, result);
+      return { result, signals };
     };
 
     try {
-      // Warm-up: connections, JIT, the server's caches.
-      await runLoad(200, CONCURRENCY, direct('warmup'));
+      // Warm-up: connections, JIT, the store's statements, the server's caches.
+      const warmup = await prepare('warmup', WARMUP_BODIES, 1);
+      await runLoad(warmup.length, CONCURRENCY, deliver(ingress.webhookUrl, warmup));
+      await runLoad(warmup.length, CONCURRENCY, deliver(bare.url, warmup));
 
-      log(`ceiling (before): ${EVENTS} signal-with-start calls`);
-      const ceilingBefore = await runLoad(EVENTS, CONCURRENCY, direct('ceiling-a'));
-      assertClean('ceiling', ceilingBefore);
+      const singleBodies = await prepare('single', SINGLE_EVENTS, 1);
+      const bareSingle = await measure('bare receiver, single-event bodies', bare.url, singleBodies);
+      const single = await measure('ingress, single-event bodies', ingress.webhookUrl, singleBodies);
+      const batchBodies = await prepare('batch', BATCH_EVENTS, BATCH_SIZE);
+      const bareBatch = await measure(`bare receiver, batch bodies`, bare.url, batchBodies);
+      const batch = await measure(`ingress, batch bodies`, ingress.webhookUrl, batchBodies);
 
-      log(`ingress: ${EVENTS} single-event bodies`);
-      const singles = signedBodies(
-        'single',
-        Array.from({ length: EVENTS }, (_, i) => event('single', i)),
-      );
-      const single = await runLoad(singles.length, CONCURRENCY, (i) => deliver(singles[i]!));
-      assertClean('ingress single', single);
-
-      const batchCount = Math.ceil(EVENTS / BATCH_SIZE);
-      log(`ingress: ${batchCount} batch bodies of ${BATCH_SIZE} events`);
-      const batches = signedBodies(
-        'batch',
-        Array.from({ length: batchCount }, (_, b) => ({
-          type: BATCH_EVENT_TYPE,
-          events: Array.from({ length: Math.min(BATCH_SIZE, EVENTS - b * BATCH_SIZE) }, (_, i) =>
-            event('batch', b * BATCH_SIZE + i),
-          ),
-        })),
-      );
-      // Each batch body already fans out into BATCH_SIZE concurrent signals inside the ingress.
-      const batchConcurrency = Math.max(1, Math.round(CONCURRENCY / 8));
-      const batch = await runLoad(batches.length, batchConcurrency, (i) => deliver(batches[i]!));
-      assertClean('ingress batch', batch);
-
-      log(`ceiling (after): ${EVENTS} signal-with-start calls`);
-      const ceilingAfter = await runLoad(EVENTS, CONCURRENCY, direct('ceiling-b'));
-      assertClean('ceiling', ceilingAfter);
-
-      const ceiling = (ceilingBefore.perSecond + ceilingAfter.perSecond) / 2;
-      const row = (name: string, result: LoadResult, eventsPerOperation: number, concurrency: number): BenchRow => {
-        const eventsPerSecond = result.perSecond * eventsPerOperation;
-        return {
-          case: name,
-          requests: result.operations,
-          concurrency,
-          'events/s': round(eventsPerSecond),
-          'vs ceiling': `${round((eventsPerSecond / ceiling) * 100)}%`,
-          ...latencyColumns(result),
-        };
-      };
+      const row = (
+        name: string,
+        { result, signals: sent }: { result: LoadResult; signals: typeof signals },
+        eventsPerBody: number,
+        ceiling?: LoadResult,
+      ): BenchRow => ({
+        case: name,
+        bodies: result.operations,
+        'events/s': round(result.perSecond * eventsPerBody),
+        'vs bare': ceiling ? `${round((result.perSecond / ceiling.perSecond) * 100)}%` : '(ceiling)',
+        ...latencyColumns(result),
+        signals: ceiling ? sent.count : '',
+        'outcomes/signal': ceiling && sent.count ? round(sent.outcomes / sent.count) : '',
+      });
       return {
-        title: `Ingress: signed events fully accepted per second (${EVENTS} events per case)`,
+        title: `Ingress on the message-store path beside a bare receiver (${SINGLE_EVENTS} single events, ${BATCH_EVENTS} events in batches of ${BATCH_SIZE}; concurrency ${CONCURRENCY})`,
         rows: [
-          row(
-            'ceiling: direct signalWithStart (mean of before/after)',
-            {
-              ...ceilingBefore,
-              perSecond: ceiling,
-              latenciesMs: [...ceilingBefore.latenciesMs, ...ceilingAfter.latenciesMs],
-            },
-            1,
-            CONCURRENCY,
-          ),
-          row('  ceiling, before', ceilingBefore, 1, CONCURRENCY),
-          row('  ceiling, after', ceilingAfter, 1, CONCURRENCY),
-          row('ingress, single-event bodies', single, 1, CONCURRENCY),
-          row(`ingress, batch bodies of ${BATCH_SIZE}`, batch, BATCH_SIZE, batchConcurrency),
+          row('bare receiver, single-event bodies', bareSingle, 1),
+          row('ingress, single-event bodies', single, 1, bareSingle.result),
+          row(`bare receiver, batch bodies of ${BATCH_SIZE}`, bareBatch, BATCH_SIZE),
+          row(`ingress, batch bodies of ${BATCH_SIZE}`, batch, BATCH_SIZE, bareBatch.result),
         ],
         notes: [
-          'accepted = HTTP 200 from the ingress: signature verified, body parsed, every signal-with-start acknowledged by Temporal',
-          'latency is per HTTP request (a whole batch for batch bodies), per call for the ceiling',
-          'each event targets a new message workflow (signal-with-start creates it); no worker runs, so this is acceptance, not execution',
-          `load generator, ingress and Temporal dev server share this machine; MSGFLOW_BENCH_INGRESS_EVENTS / MSGFLOW_BENCH_CONCURRENCY size the run`,
+          'accepted = HTTP 200 from the ingress: signature verified, body parsed, events recorded in the store (SQLite file, WAL), every signal acknowledged by Temporal',
+          'bare receiver: a Node HTTP server that reads the body and answers 200 (no verification, no store, no Temporal), same bodies, same load generator, same concurrency',
+          `each case's messages are awaited by one open workflow (as a campaign's are); the ingress coalesces its outcomes over ~20 ms, and while a signal to it is in flight, into one messageOutcomes signal; no worker runs, so this is acceptance, not execution`,
+          'latency is per HTTP request (a whole batch for batch bodies)',
+          'load generator, ingress, store and Temporal dev server share this process or this machine; MSGFLOW_BENCH_INGRESS_EVENTS / MSGFLOW_BENCH_INGRESS_BATCH_EVENTS / MSGFLOW_BENCH_CONCURRENCY size the run',
         ],
       };
     } finally {
       await ingress.close();
-      await client.workflowService
-        .startBatchOperation({
-          namespace: temporal.namespace,
-          jobId: `bench-cleanup-${randomUUID()}`,
-          visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
-          reason: 'ingress benchmark finished',
-          terminationOperation: { identity: 'msgflow bench' },
-        })
-        .catch((error: unknown) => log(`cleanup failed: ${String(error)}`));
+      await bare.close();
+      for (const workflowId of waiters)
+        await client.workflow
+          .getHandle(workflowId)
+          .terminate('ingress benchmark finished')
+          .catch((error: unknown) => log(`cleanup of ${workflowId} failed: ${String(error)}`));
+      await store.close();
       await connection.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 };

@@ -182,7 +182,7 @@ export const CampaignInput = z
     waitWindowMs: Millis.optional(),
     /** Validate, estimate the cost and check the balance before sending anything. Default true. */
     preflight: z.boolean().optional(),
-    /** Messages awaiting their final state before sending pauses (default 2000, at least `chunkSize`). */
+    /** Messages awaiting their final state before sending pauses (default 5000, at least `chunkSize`). */
     maxOutstanding: z.number().int().min(1).max(10_000).optional(),
     /** Country (ISO 3166-1 alpha-2, e.g. NG) in which audience numbers written in local form are read. */
     defaultCountry: CountryCode.optional(),

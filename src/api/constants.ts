@@ -82,8 +82,13 @@ export const MAX_REPORTED_ITEMS = 1000;
 
 export const CAMPAIGN_DEFAULTS = {
   chunkSize: MAX_RECIPIENTS_PER_REQUEST,
-  /** Messages sent but not yet final before the campaign stops sending more (bounds signals per run). */
-  maxOutstanding: 2000,
+  /**
+   * Messages sent but not yet final before the campaign stops sending more (bounds signals per run). Several
+   * chunks' worth, so the provider always has events queued while the next chunks are sent: at 2,000 a
+   * campaign could only send a new chunk once half of the previous two had come back, and its outcomes
+   * dried up every time a chunk send took longer than the provider took to report 1,000 messages.
+   */
+  maxOutstanding: 5000,
   /** Chunk send requests in flight at once: enough to keep a rate-limited provider queue busy. */
   chunksInFlight: 4,
   /** History events after which a run continues as new. */

@@ -61,12 +61,15 @@ export interface RejectedEvent {
   event: unknown;
 }
 
+/** A batch body's envelope; its events are validated one by one. Built once: zod compiles each new schema. */
+const BatchEnvelope = z.object({ type: z.literal(BATCH_EVENT_TYPE), events: z.array(z.unknown()) });
+
 /**
  * The events of an authentic body, each validated on its own: one malformed event in a batch does not cost
  * the others. A body that is neither a batch nor an event is one rejected event.
  */
 export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[]; rejected: RejectedEvent[] } {
-  const batch = z.object({ type: z.literal(BATCH_EVENT_TYPE), events: z.array(z.unknown()) }).safeParse(json);
+  const batch = BatchEnvelope.safeParse(json);
   const candidates = batch.success ? batch.data.events : [json];
   const events: MessageStatusEvent[] = [];
   const rejected: RejectedEvent[] = [];
