@@ -7,7 +7,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import type { Scope } from './api/scopes.js';
 import { SCOPES } from './api/scopes.js';
 import { AuthenticationError, MessagingClient } from './client/index.js';
@@ -17,6 +17,7 @@ import { type RunningIngress, startIngress } from './ingress/server.js';
 import { temporalSignaler } from './ingress/signaler.js';
 import { standardWebhooksVerifier } from './ingress/verifier.js';
 import { type Logger, silentLogger } from './log.js';
+import { loadWorkerSdk } from './optional-packages.js';
 import { createIngressMetrics, withIngressMetrics } from './metrics/ingress.js';
 import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
 import { Msgflow } from './starter/index.js';
@@ -160,6 +161,7 @@ async function startWorker(
   cleanups: Array<() => Promise<unknown>>,
   dataConverter: DataConverter,
 ): Promise<{ worker: MsgflowWorker; workerRun: Promise<void> }> {
+  const { NativeConnection } = await loadWorkerSdk("the stack's worker");
   const connection = await NativeConnection.connect({ address: options.temporal.address });
   const worker = await createMsgflowWorker({
     connection,

@@ -4,8 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Client, Connection, type ClientOptions } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { ConfigError, parseEnv, TemporalEnv } from '../config.js';
+import { loadWorkerSdk } from '../optional-packages.js';
 import { dataConverterFromEnv } from './data-converter.js';
 
 /** What `msgflow temporal server` listens on; used when TEMPORAL_ADDRESS is not set. */
@@ -86,5 +87,6 @@ export async function connectClient(
 /** The worker's connection (namespace goes on the Worker itself: `TEMPORAL_NAMESPACE`). */
 export async function connectWorkerConnection(env?: TemporalEnv): Promise<NativeConnection> {
   const { namespace: _namespace, ...connectionOptions } = await connectionSettings(parsedEnv(env));
+  const { NativeConnection } = await loadWorkerSdk('a worker connection');
   return NativeConnection.connect(connectionOptions);
 }

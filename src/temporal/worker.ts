@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../../activities/index.js';
 import { type AudienceLoaders, importAudienceLoaders } from '../../activities/audience-loaders.js';
 import { providerTaskQueue } from '../../workflows/ids.js';
@@ -15,6 +15,7 @@ import type { KeyRing } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
 import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
+import { loadWorkerSdk } from '../optional-packages.js';
 import { otpSealKeyRingFromEnv } from '../starter/otp.js';
 import { connectClient, connectWorkerConnection } from './connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
@@ -60,6 +61,7 @@ export interface MsgflowWorker {
 
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
   const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, temporal } = options;
+  const { Worker } = await loadWorkerSdk();
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // A prebuilt bundle already carries the failure converter (bundleMsgflowWorkflows).
   const workflowSource = options.workflowBundle
@@ -95,7 +97,8 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   };
 }
 
-export function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
+export async function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
+  const { bundleWorkflowCode } = await loadWorkerSdk('bundling the workflows');
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
@@ -123,7 +126,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
   // Before any native connection: the runtime is created once per process.
-  installWorkerRuntime({
+  await installWorkerRuntime({
     metricsAddress: parseEnv(MetricsEnv, env).MSGFLOW_WORKER_METRICS_ADDRESS,
     logger: createLogger('worker'),
   });
