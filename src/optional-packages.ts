@@ -52,8 +52,3 @@ function isNotFound(error: unknown, packageName: string): boolean {
     message.includes(`'${packageName}'`)
   );
 }
-
-/** The Temporal worker SDK (native bridge): for running workers and bundling workflows. */
-export function loadWorkerSdk(purpose = 'the msgflow worker'): Promise<typeof import('@temporalio/worker')> {
-  return importOptional('@temporalio/worker', purpose, () => import('@temporalio/worker'));
-}

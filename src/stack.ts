@@ -17,13 +17,13 @@ import { type RunningIngress, startIngress } from './ingress/server.js';
 import { temporalSignaler } from './ingress/signaler.js';
 import { standardWebhooksVerifier } from './ingress/verifier.js';
 import { type Logger, silentLogger } from './log.js';
-import { loadWorkerSdk } from './optional-packages.js';
 import { createIngressMetrics, withIngressMetrics } from './metrics/ingress.js';
 import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
 import { Msgflow } from './starter/index.js';
 import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { createMsgflowWorker, type MsgflowWorker } from './temporal/worker.js';
+import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import type { AudienceLoaders } from '../activities/audience-loaders.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];

@@ -11,7 +11,8 @@ export {
   type MsgflowWorkerOptions,
   WORKFLOWS_PATH,
 } from '../temporal/worker.js';
-export { connectClient, connectWorkerConnection } from '../temporal/connection.js';
+export { connectClient } from '../temporal/connection.js';
+export { connectWorkerConnection } from '../temporal/worker-connection.js';
 export {
   dataConverterFromEnv,
   FAILURE_CONVERTER_PATH,

@@ -6,7 +6,7 @@
 import { IllegalStateError, type LogLevel as SdkLogLevel, type LogMetadata } from '@temporalio/common';
 import type { Logger as SdkLogger } from '@temporalio/worker';
 import type { Logger } from '../log.js';
-import { loadWorkerSdk } from '../optional-packages.js';
+import { loadWorkerSdk } from '../temporal/worker-sdk.js';
 
 export interface WorkerRuntimeOptions {
   /** `host:port` for the Prometheus exporter, e.g. `127.0.0.1:9464`; no exporter when unset. */

@@ -4,9 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Client, Connection, type ClientOptions } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
 import { ConfigError, parseEnv, TemporalEnv } from '../config.js';
-import { loadWorkerSdk } from '../optional-packages.js';
 import { dataConverterFromEnv } from './data-converter.js';
 
 /** What `msgflow temporal server` listens on; used when TEMPORAL_ADDRESS is not set. */
@@ -66,7 +64,7 @@ async function readPem(variable: string, path: string): Promise<Buffer> {
   }
 }
 
-function parsedEnv(env?: TemporalEnv): TemporalEnv {
+export function parsedEnv(env?: TemporalEnv): TemporalEnv {
   return env ?? parseEnv(TemporalEnv);
 }
 
@@ -82,11 +80,4 @@ export async function connectClient(
   const { namespace, ...connectionOptions } = await connectionSettings(parsedEnv(env));
   const connection = await Connection.connect(connectionOptions);
   return new Client({ dataConverter: dataConverterFromEnv(), ...options, connection, namespace });
-}
-
-/** The worker's connection (namespace goes on the Worker itself: `TEMPORAL_NAMESPACE`). */
-export async function connectWorkerConnection(env?: TemporalEnv): Promise<NativeConnection> {
-  const { namespace: _namespace, ...connectionOptions } = await connectionSettings(parsedEnv(env));
-  const { NativeConnection } = await loadWorkerSdk('a worker connection');
-  return NativeConnection.connect(connectionOptions);
 }

@@ -22,8 +22,8 @@ export {
 export { startDevServer, ensureTemporal, DevServerError, type DevServer, type DevServerOptions } from './dev-server.js';
 export {
   connectClient,
-  connectWorkerConnection,
   connectionSettings,
   DEFAULT_TEMPORAL_ADDRESS,
   type TemporalConnectionSettings,
 } from './connection.js';
+export { connectWorkerConnection } from './worker-connection.js';

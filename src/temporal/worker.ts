@@ -15,11 +15,12 @@ import type { KeyRing } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
 import { providerMetricsInterceptor } from '../metrics/worker-interceptors.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
-import { loadWorkerSdk } from '../optional-packages.js';
 import { otpSealKeyRingFromEnv } from '../starter/otp.js';
-import { connectClient, connectWorkerConnection } from './connection.js';
+import { connectClient } from './connection.js';
+import { connectWorkerConnection } from './worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './data-converter.js';
 import { TASK_QUEUES } from './task-queues.js';
+import { loadWorkerSdk } from './worker-sdk.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
