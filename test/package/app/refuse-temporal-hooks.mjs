@@ -1,0 +1,4 @@
+export async function resolve(specifier, context, next) {
+  if (specifier.startsWith('@temporalio/')) throw new Error(`refused ${specifier}`);
+  return next(specifier, context);
+}
