@@ -242,6 +242,8 @@ export const StoreEnv = z
     MSGFLOW_STORE_FILE: z.string().min(1).default(`${DATA_DIR}/msgflow.db`),
     MSGFLOW_ENCRYPTION_KEY: z.string().min(1).optional(),
     MSGFLOW_STORE_LOOKUP_KEY: base64Key.optional(),
+    /** How long a message's row is kept after its last activity (never while a workflow still waits for it). */
+    MSGFLOW_STORE_RETENTION: durationText({ min: 60 * 60 * 1000 }).default(30 * DAY_MS),
   })
   .refine((env) => !env.MSGFLOW_ENCRYPTION_KEY || env.MSGFLOW_STORE_LOOKUP_KEY, {
     message:

@@ -157,7 +157,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       workerRun,
       messaging,
       temporal,
-      msgflow: new Msgflow(temporal, options.taskQueue, { otpKeys }),
+      msgflow: new Msgflow(temporal, options.taskQueue, { otpKeys, store }),
       otpKeys,
       close,
     };

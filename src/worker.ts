@@ -8,7 +8,7 @@ import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
 import { MessagingClient } from './client/client.js';
-import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, WorkerEnv } from './config.js';
+import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, StoreEnv, WorkerEnv } from './config.js';
 import type { KeyRing } from './crypto/keyring.js';
 import { providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
 import { createLogger } from './log.js';
@@ -18,7 +18,7 @@ import { otpSealKeyRingFromEnv } from './starter/otp.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
-import { type MessageStore, openMessageStore, storeOptionsFromEnv } from './store/index.js';
+import { type MessageStore, openMessageStore, startRetention, storeOptionsFromEnv } from './store/index.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${sourceExtension}`, import.meta.url));
@@ -150,5 +150,20 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     await store.close();
     throw error;
   });
-  return { ...worker, run: () => worker.run().finally(() => store.close()) };
+  const log = createLogger('store');
+  const stopRetention = startRetention(store, {
+    retentionMs: parseEnv(StoreEnv, env).MSGFLOW_STORE_RETENTION,
+    onPurged: ({ messages, rejectedEvents }) => {
+      if (messages || rejectedEvents) log.info('retention purged old rows', { messages, rejectedEvents });
+    },
+    onError: (error) => log.warn('retention purge failed; tried again next hour', { error }),
+  });
+  return {
+    ...worker,
+    run: () =>
+      worker.run().finally(async () => {
+        stopRetention();
+        await store.close();
+      }),
+  };
 }

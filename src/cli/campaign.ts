@@ -26,6 +26,7 @@ import { parseEnv, WorkerEnv } from '../config.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { InvalidWorkflowInputError, Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
+import { addCampaignReportCommand } from './reports.js';
 import { CliInputError, duration, fail, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 
 export { CliInputError, fail } from './common.js';
@@ -307,6 +308,7 @@ function printProgress(run: CampaignRun, progress: CampaignProgress, flags: Json
 
 export function registerCampaignCommands(program: Command): void {
   const campaign = program.command('campaign').description('SMS campaigns of any size (the smsCampaign workflow)');
+  addCampaignReportCommand(campaign);
 
   withJson(
     addCampaignOptions(

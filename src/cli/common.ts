@@ -4,6 +4,7 @@
  */
 import { type Command, CommanderError, InvalidArgumentError } from 'commander';
 import { DurationError, parseDuration } from '../api/duration.js';
+import type { StartedWorkflow } from '../starter/started-workflow.js';
 
 /** Bad command-line input: printed as is, exit code 2. */
 export class CliInputError extends Error {
@@ -58,4 +59,17 @@ export function printResult(flags: JsonFlag, result: unknown, human: () => strin
     const text = human();
     console.log(Array.isArray(text) ? text.join('\n') : text);
   }
+}
+
+/** A started workflow: its id, and with `--wait` its result too (human text from `human`, or JSON). */
+export async function printStarted<R extends object>(
+  flags: JsonFlag & { wait?: boolean },
+  started: StartedWorkflow<R>,
+  human: (result: R) => string | string[],
+): Promise<void> {
+  const { workflowId } = started;
+  if (!flags.wait) return printResult(flags, { workflowId }, () => `workflow ${workflowId}`);
+  if (!flags.json) console.log(`workflow ${workflowId}`);
+  const result = await started.result();
+  printResult(flags, { workflowId, ...result }, () => human(result));
 }

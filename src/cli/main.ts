@@ -8,6 +8,7 @@ import { registerCampaignCommands } from './campaign.js';
 import { registerDevCommands } from './dev.js';
 import { registerIngressCommands } from './ingress.js';
 import { registerOtpCommands } from './otp.js';
+import { registerMessageCommands } from './reports.js';
 import { registerSandboxCommands } from './sandbox.js';
 import { registerScheduleCommands } from './schedule.js';
 import { registerSmsCommands } from './sms.js';
@@ -47,6 +48,7 @@ function packageVersion(): string {
 registerDevCommands(program);
 registerSmsCommands(program);
 registerCampaignCommands(program);
+registerMessageCommands(program);
 registerScheduleCommands(program);
 registerWorkerCommands(program);
 registerIngressCommands(program);

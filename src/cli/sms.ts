@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
-import { duration, type JsonFlag, printResult, withJson } from './common.js';
+import { duration, type JsonFlag, printStarted, withJson } from './common.js';
 
 interface SmsSendOptions extends JsonFlag {
   to: string;
@@ -44,13 +44,7 @@ export function registerSmsCommands(program: Command): void {
         },
         { key: options.key },
       );
-      if (!options.wait) {
-        printResult(options, { workflowId: started.workflowId }, () => `workflow ${started.workflowId}`);
-        return;
-      }
-      if (!options.json) console.log(`workflow ${started.workflowId}`);
-      const result = await started.result();
-      printResult(options, { workflowId: started.workflowId, ...result }, () =>
+      await printStarted(options, started, (result) =>
         result.messages.map((m) => `${m.mobile_number}  ${m.status}  ${m.provider_message_id}`),
       );
     } finally {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
-import { duration, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
+import { duration, type JsonFlag, positiveInt, printStarted, withJson } from './common.js';
 
 interface VoiceCallOptions extends JsonFlag {
   to: string;
@@ -50,16 +50,10 @@ export function registerVoiceCommands(program: Command): void {
         },
         { key: options.key },
       );
-      if (!options.wait) {
-        printResult(options, { workflowId: started.workflowId }, () => `workflow ${started.workflowId}`);
-        return;
-      }
-      if (!options.json) console.log(`workflow ${started.workflowId}`);
-      const result = await started.result();
-      printResult(
+      await printStarted(
         options,
-        { workflowId: started.workflowId, ...result },
-        () =>
+        started,
+        (result) =>
           `${result.callId}  ${result.status}${result.final ? '' : ' (not final at the deadline)'}  ${result.durationSeconds}s  cost ${result.cost} ${result.currency}`,
       );
     } finally {

@@ -19,6 +19,7 @@ import {
 } from '../api/otp-io.js';
 import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
 import type { MessageOutcome } from '../definitions/message-outcomes.js';
+import type { MessageStore } from '../store/index.js';
 import { SA } from '../definitions/search-attributes.js';
 import { TASK_QUEUES } from '../definitions/task-queues.js';
 import { awaitMessageWorkflowId, smsWorkflowId } from '../definitions/workflow-ids.js';
@@ -29,12 +30,14 @@ import { startContactCheck } from './contacts.js';
 import { type OtpKeys, otpState, sendOtp, verifyOtp } from './otp.js';
 import { CampaignSchedules } from './schedules.js';
 import type { StartedWorkflow, StartOptions } from './started-workflow.js';
+import { CampaignReports } from './reports.js';
 import { validate } from './validate.js';
 import { startVoiceCall } from './voice.js';
 
 // The facade's public names: services import them from here.
 export type { StartedWorkflow, StartOptions } from './started-workflow.js';
 export { InvalidWorkflowInputError } from './validate.js';
+export { CampaignReports, type OutcomeFeedOptions, type ReportPageOptions } from './reports.js';
 export {
   generateOtpKeys,
   type OtpKeys,
@@ -47,6 +50,8 @@ export {
 export interface MsgflowOptions {
   /** Needed by the OTP methods (`otpKeysFromEnv()` reads them from MSGFLOW_OTP_HASH_KEY / MSGFLOW_OTP_SEAL_KEY). */
   otpKeys?: OtpKeys;
+  /** The message store the worker and ingress use: needed by `reports` (`openMessageStore(storeOptionsFromEnv())`). */
+  store?: Pick<MessageStore, 'report' | 'settled' | 'message'>;
 }
 
 export class Msgflow {
@@ -55,6 +60,15 @@ export class Msgflow {
     readonly taskQueue: string = TASK_QUEUES.workflows,
     private readonly options: MsgflowOptions = {},
   ) {}
+
+  /**
+   * Per-recipient reports and the outcome feed of campaigns, read from the message store (see MsgflowOptions):
+   * `reports.page(key)`, `reports.rows(key)`, `reports.outcomes(key, { done: run.result() })`, `reports.message(id)`.
+   */
+  get reports(): CampaignReports {
+    if (!this.options.store) throw new Error('reports need the message store: pass { store } to new Msgflow(…)');
+    return new CampaignReports(this.options.store);
+  }
 
   /** Sends one text to one or a few recipients; `result()` resolves with each message's final state. */
   async sendSms(

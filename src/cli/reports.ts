@@ -1,0 +1,102 @@
+/**
+ * What the message store knows, from the command line: a campaign's per-recipient report and one message
+ * found by its provider_message_id. Read from the store the worker and ingress use (MSGFLOW_DATABASE_URL, or
+ * the SQLite file of `msgflow dev`).
+ */
+import { type Command, Option } from 'commander';
+import type { ReportRow, StoredMessage } from '../store/index.js';
+import { type MessageStore, openMessageStore, StoreInputError, storeOptionsFromEnv } from '../store/index.js';
+import { CampaignReports } from '../starter/reports.js';
+import { fail, type JsonFlag, printResult, withJson } from './common.js';
+
+const REPORT_COLUMNS = ['provider_message_id', 'number', 'status', 'final', 'timestamp'] as const;
+
+async function withStore<T>(fn: (store: MessageStore) => Promise<T>): Promise<T> {
+  const store = await openMessageStore(storeOptionsFromEnv(process.env));
+  try {
+    return await fn(store);
+  } catch (error) {
+    if (error instanceof StoreInputError) fail(error.message, 2);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+function reportRecord(row: ReportRow): Record<(typeof REPORT_COLUMNS)[number], string | boolean | null> {
+  return {
+    provider_message_id: row.providerMessageId,
+    number: row.number,
+    status: row.status,
+    final: row.final,
+    timestamp: row.timestamp,
+  };
+}
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
+function csvField(value: string | boolean | null): string {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function addCampaignReportCommand(campaign: Command): void {
+  withJson(
+    campaign
+      .command('report <key>')
+      .description("Each recipient's provider_message_id, number, state and time, from the message store")
+      .option('--status <state>', 'only recipients in this state (a final one, or e.g. sent)')
+      .addOption(
+        new Option('--format <format>', 'csv (with a header row) or ndjson (one JSON object a line)')
+          .choices(['csv', 'ndjson'])
+          .default('csv'),
+      ),
+  ).action(async (key: string, flags: JsonFlag & { status?: string; format: 'csv' | 'ndjson' }) => {
+    await withStore(async (store) => {
+      const rows = new CampaignReports(store).rows(key, { status: flags.status });
+      if (flags.json) {
+        const all: ReturnType<typeof reportRecord>[] = [];
+        for await (const row of rows) all.push(reportRecord(row));
+        console.log(JSON.stringify({ campaignKey: key, rows: all }, null, 2));
+        return;
+      }
+      if (flags.format === 'csv') console.log(REPORT_COLUMNS.join(','));
+      for await (const row of rows) {
+        const record = reportRecord(row);
+        console.log(
+          flags.format === 'csv' ? REPORT_COLUMNS.map((c) => csvField(record[c])).join(',') : JSON.stringify(record),
+        );
+      }
+    });
+  });
+}
+
+function describeMessage(m: StoredMessage): string[] {
+  const when = (ms: number) => new Date(ms).toISOString();
+  return [
+    `message ${m.providerMessageId}`,
+    `  state:     ${m.final ? `${m.final.status} (final, ${m.final.timestamp})` : (m.lastStatus ?? 'nothing heard yet')}`,
+    `  number:    ${m.number ?? '-'}`,
+    `  campaign:  ${m.campaignKey ?? '-'}`,
+    `  seen:      first ${when(m.firstSeenAt)}, last ${when(m.lastSeenAt)}`,
+    ...m.waiters.map(
+      (w) => `  waiter:    ${w.workflowId} since ${when(w.registeredAt)}${w.releasedAt ? ' (released)' : ''}`,
+    ),
+  ];
+}
+
+export function registerMessageCommands(program: Command): void {
+  const message = program.command('message').description('One provider message, as the message store knows it');
+  withJson(
+    message
+      .command('show <providerMessageId>')
+      .description('Its state, number, campaign and the workflows waiting for it'),
+  ).action(async (id: string, flags: JsonFlag) => {
+    await withStore(async (store) => {
+      const found = await store.message(id);
+      if (!found) {
+        fail(`no message ${id} in the message store`, 1);
+      }
+      printResult(flags, found, () => describeMessage(found));
+    });
+  });
+}
