@@ -1,9 +1,10 @@
 /**
  * msgflow as another project installs it: `npm pack` (which builds through `prepack`), then the tarball
  * installed in a fresh project. First alone — what a service that only calls the provider API gets: no
- * native module, no worker SDK, `msgflow/client` without any Temporal package — then with the optional
- * peers, where every entry point imports in plain Node, compiles under strict TypeScript, and the packaged
- * stack (compiled workflows bundled from the package) sends an SMS through the test run's Temporal server.
+ * native module, no worker SDK, no database driver, `msgflow/client` without any Temporal package — then
+ * with the optional peers, where every entry point imports in plain Node (`msgflow` still without a native
+ * module, the worker SDK or a driver), compiles under strict TypeScript, and the packaged stack (compiled
+ * workflows bundled from the package) sends an SMS through the test run's Temporal server.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -31,9 +32,20 @@ function npm(args: string[], cwd: string) {
   return run('npm', args, { cwd, env: npmEnv, maxBuffer: 64 * 1024 * 1024 });
 }
 
-function node(args: string[], cwd: string) {
-  return run(process.execPath, args, { cwd, env: npmEnv, maxBuffer: 16 * 1024 * 1024 });
+function node(args: string[], cwd: string, env: Record<string, string> = {}) {
+  return run(process.execPath, args, { cwd, env: { ...npmEnv, ...env }, maxBuffer: 16 * 1024 * 1024 });
 }
+
+/** Imports `specifier` with the packages in `refused` made unimportable; its export names, or the failure. */
+function importRefusing(specifier: string, refused: string[]): Promise<string> {
+  return node(['--import', './refuse.mjs', 'import-entry.mjs', specifier], app, { REFUSE: refused.join(',') }).then(
+    ({ stdout }) => stdout,
+    (error: { stderr: string }) => `failed: ${error.stderr}`,
+  );
+}
+
+/** What a light import must not pull in: the worker SDK (native bridge) and the database drivers. */
+const HEAVY = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/testing', 'better-sqlite3', 'pg'];
 
 /** The version of a package in this checkout's install, so the temporary project's install hits the cache. */
 function installedVersion(name: string): string {
@@ -109,24 +121,23 @@ describe('the tarball', () => {
 });
 
 describe('a client-only install (the tarball without its optional peers)', () => {
-  it('has no native module and no Temporal worker SDK', async () => {
+  it('has no native module, no Temporal worker SDK and no database driver', async () => {
     const modules = join(app, 'node_modules');
     expect(filesUnder(modules, (name) => name.endsWith('.node'))).toEqual([]);
-    for (const heavy of ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/testing', 'better-sqlite3'])
-      expect(existsSync(join(modules, heavy)), heavy).toBe(false);
+    for (const heavy of HEAVY) expect(existsSync(join(modules, heavy)), heavy).toBe(false);
     const { stdout } = await run('du', ['-sh', modules]);
     console.log(`[package] client-only install: ${stdout.trim().split(/\s+/)[0]} in node_modules`);
   });
 
   it('imports msgflow/client without loading any @temporalio package', async () => {
     // A resolve hook that refuses every @temporalio/* import; the control proves it bites.
-    const imports = (specifier: string) =>
-      node(['--import', './refuse-temporal.mjs', 'import-entry.mjs', specifier], app).then(
-        ({ stdout }) => stdout,
-        (error: { stderr: string }) => `failed: ${error.stderr}`,
-      );
-    expect(await imports('msgflow/client')).toContain('MessagingClient');
-    expect(await imports('msgflow')).toMatch(/failed: [\s\S]*refused @temporalio\//);
+    expect(await importRefusing('msgflow/client', ['@temporalio/'])).toContain('MessagingClient');
+    expect(await importRefusing('msgflow', ['@temporalio/'])).toMatch(/failed: [\s\S]*refused @temporalio\//);
+  });
+
+  it('imports msgflow (facade, reports, store opener) without the optional peers', async () => {
+    const names = (await node(['import-entry.mjs', 'msgflow'], app)).stdout.split('\n');
+    expect(names).toEqual(expect.arrayContaining(['Msgflow', 'CampaignReports', 'openMessageStore']));
   });
 
   it(
@@ -143,6 +154,8 @@ describe('a client-only install (the tarball without its optional peers)', () =>
     expect(errors).toEqual([
       { name: 'MissingPackageError', message: expect.stringContaining('npm install better-sqlite3@') },
       { name: 'MissingPackageError', message: expect.stringContaining('npm install @temporalio/worker@1.24.0') },
+      { name: 'MissingPackageError', message: expect.stringContaining('npm install better-sqlite3@') },
+      { name: 'MissingPackageError', message: expect.stringContaining('npm install pg@') },
     ]);
   });
 
@@ -174,6 +187,19 @@ describe('with the optional peers', () => {
     expect(ingress).toContain('createIngressApp');
     expect(sandbox).toContain('startSandbox');
     expect(testing).toContain('startStack');
+  });
+
+  it('imports msgflow without loading a native module, the worker SDK or a database driver', async () => {
+    const native = async (specifier: string) =>
+      JSON.parse((await node(['native-modules.mjs', specifier], app)).stdout) as string[];
+    expect(await native('msgflow')).toEqual([]);
+    // Controls: the check sees a native module when one is loaded, and the hook refuses what it names.
+    expect(await native('@temporalio/worker')).toEqual([expect.stringMatching(/core-bridge\/.*\.node$/)]);
+    expect(await importRefusing('msgflow', HEAVY)).toContain('Msgflow');
+    expect(await importRefusing('msgflow/worker', HEAVY)).toContain('createMsgflowWorker');
+    expect(await importRefusing('msgflow', ['@temporalio/client'])).toMatch(
+      /failed: [\s\S]*refused @temporalio\/client/,
+    );
   });
 
   it(

@@ -1,8 +1,21 @@
 // Compiled under strict TypeScript against the installed package's declarations (never run).
 import { InvalidWorkflowInputError, type Msgflow, type SendSmsInput, type SendSmsResult, TASK_QUEUES } from 'msgflow';
 import { MessagingClient, RateLimitError } from 'msgflow/client';
-import { createMsgflowWorker, createProviderQueueActivities, WORKFLOWS_PATH } from 'msgflow/worker';
-import { createIngressApp, standardWebhooksVerifier, type StatusSignaler } from 'msgflow/ingress';
+import {
+  createMsgflowWorker,
+  createProviderQueueActivities,
+  type MessageStore,
+  openMessageStore,
+  storeOptionsFromEnv,
+  WORKFLOWS_PATH,
+} from 'msgflow/worker';
+import {
+  createIngressApp,
+  outcomeRouter,
+  standardWebhooksVerifier,
+  StoreUnavailableError,
+  TemporalUnavailableError,
+} from 'msgflow/ingress';
 import { type RunningSandbox, SandboxAdmin, startSandbox } from 'msgflow/sandbox';
 import { type RunningStack, startStack } from 'msgflow/testing';
 
@@ -35,8 +48,19 @@ export const queue: string = TASK_QUEUES.workflows;
 export const workflowsPath: string = WORKFLOWS_PATH;
 export const parts = [createMsgflowWorker, createProviderQueueActivities, createIngressApp, startStack] as const;
 
-export function ingress(signaler: StatusSignaler) {
-  return createIngressApp({ verifier: standardWebhooksVerifier(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']), signaler });
+export async function ingress(msgflow: Msgflow) {
+  const store = await openMessageStore(storeOptionsFromEnv());
+  return createIngressApp({
+    verifier: standardWebhooksVerifier(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']),
+    store,
+    router: outcomeRouter({ store, client: msgflow.client }),
+  });
+}
+
+export const unavailable: Error[] = [new StoreUnavailableError('down'), new TemporalUnavailableError('down')];
+
+export async function storeDialect(store: MessageStore): Promise<'sqlite' | 'postgres'> {
+  return store.dialect;
 }
 
 export async function sandbox(): Promise<RunningSandbox> {

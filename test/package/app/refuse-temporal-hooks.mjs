@@ -1,4 +1,0 @@
-export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@temporalio/')) throw new Error(`refused ${specifier}`);
-  return next(specifier, context);
-}
