@@ -77,7 +77,7 @@ export const WorkerEnv = z.object({
   MSGFLOW_TASK_QUEUE: z.string().min(1).default('msgflow'),
   /** A module exporting `audienceLoaders` (name -> AudienceLoader) for campaigns whose audience is a loader. */
   MSGFLOW_AUDIENCE_LOADERS: z.string().min(1).optional(),
-  /** Workflow runs the worker keeps in memory (default: sized from the heap by the SDK, about 600 per GB). */
+  /** Workflow runs the worker keeps in memory (default 1,000, DEFAULT_MAX_CACHED_WORKFLOWS in src/worker.ts). */
   MSGFLOW_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;

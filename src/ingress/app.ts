@@ -8,7 +8,7 @@
  */
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { ErrorBody } from '../api/errors.js';
-import { parseWebhookEvents } from '../api/events.js';
+import { parseWebhookEvents, type RejectedEvent } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MessageStore } from '../store/index.js';
 import { type OutcomeRouter, StoreUnavailableError, TemporalUnavailableError } from './outcome-router.js';
@@ -77,6 +77,14 @@ export function createIngressApp({
     });
   }
 
+  const keepRejected = async (rejected: RejectedEvent[]) => {
+    try {
+      for (const r of rejected) await store.recordRejected(r.reason, r.event);
+    } catch (error) {
+      throw new StoreUnavailableError('the message store did not keep the rejected events', { cause: error });
+    }
+  };
+
   app.post(
     WEBHOOK_PATH,
     express.raw({ type: () => true, limit: maxBodyBytes }),
@@ -111,7 +119,7 @@ export function createIngressApp({
           : parseWebhookEvents(json);
 
       try {
-        for (const r of rejected) await store.recordRejected(r.reason, r.event);
+        await keepRejected(rejected);
         await router.deliver(events, verdict.id);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import {
   parseEnv,
   ProviderEnv,
   SandboxEnv,
+  StoreEnv,
   TemporalEnv,
   WorkerEnv,
 } from '../../src/config.js';
@@ -73,6 +75,8 @@ const SCHEMAS: z.ZodObject[] = [
 ];
 const KNOWN = new Set([
   ...SCHEMAS.flatMap((schema) => Object.keys(schema.shape)),
+  // Checked below for the services that open the message store.
+  ...Object.keys(StoreEnv.shape),
   'MSGFLOW_LOG_LEVEL',
   'MSGFLOW_LOG_PERSONAL_DATA',
 ]);
@@ -145,6 +149,7 @@ describe('docker-compose.yml', () => {
   it('configures msgflow only with variables src/config.ts declares, which parse as in local runs', () => {
     const dotenv = {
       MSGFLOW_ENCRYPTION_KEY: generateKey(),
+      MSGFLOW_STORE_LOOKUP_KEY: randomBytes(32).toString('base64'),
       MSGFLOW_CODEC_TOKEN: generateCodecToken(),
       MSGFLOW_API_TOKEN: 'tok_from_the_provider',
       MSGFLOW_WEBHOOK_SECRETS: `whsec_${Buffer.from('s'.repeat(24)).toString('base64')}`,
@@ -175,6 +180,12 @@ describe('docker-compose.yml', () => {
     // The UI's published origin may call the codec endpoint.
     const uiPort = services['temporal-ui']!.ports![0]!.split(':').at(-1);
     expect(codec.MSGFLOW_CODEC_CORS_ORIGINS).toContain(`http://localhost:${uiPort}`);
+    // Every worker and ingress shares one message store: the PostgreSQL service's msgflow database.
+    for (const name of ['worker', 'ingress']) {
+      expect(parseEnv(StoreEnv, interpolatedEnv(name, dotenv)).MSGFLOW_DATABASE_URL).toMatch(
+        new RegExp(`^postgres://temporal:[^@]+@postgresql:5432/${services.postgresql!.environment!.POSTGRES_DB}$`),
+      );
+    }
     // Without a key, compose itself refuses to start msgflow.
     expect(() => interpolatedEnv('worker', {})).toThrow(/MSGFLOW_ENCRYPTION_KEY is required/);
   });
