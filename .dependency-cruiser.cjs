@@ -1,16 +1,21 @@
 /**
  * msgflow's layers, enforced by `npm run lint:deps` (and by test/unit/layering.test.ts). Arrows point down only:
  *
+ *   entry points    src/entry (the package's public modules: re-exports only)
  *   bootstraps      src/cli, src/worker.ts, src/stack.ts
  *   services        src/starter, src/ingress, src/sandbox, src/codec-server  (independent of each other)
  *   durable logic   activities, workflows
- *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/config.ts, src/store, src/temporal, src/metrics
+ *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/config.ts, src/optional-packages.ts,
+ *                   src/store, src/temporal, src/metrics
  *   contract        src/api (schemas, constants, pure rules), src/definitions (ids, queues, signals, search attributes)
  *
  * Every rule also covers type-only imports, except where a rule says otherwise: workflows may name activity and
  * schema types (erased when compiled), never import their code. Tests, benchmarks and scripts are not cruised.
+ * msgflow's optional peers (@temporalio/worker, @temporalio/testing, better-sqlite3, pg) are dev dependencies of
+ * the checkout; production code names their types or loads them with `import()` (src/optional-packages.ts).
  */
 
+const ENTRY_POINTS = ['^src/entry/'];
 const BOOTSTRAPS = ['^src/cli/', '^src/worker\\.ts$', '^src/stack\\.ts$'];
 const SERVICES = ['^src/starter/', '^src/ingress/', '^src/sandbox/', '^src/codec-server/'];
 const DURABLE = ['^activities/', '^workflows/'];
@@ -20,6 +25,7 @@ const INFRASTRUCTURE = [
   '^src/http/',
   '^src/log\\.ts$',
   '^src/config\\.ts$',
+  '^src/optional-packages\\.ts$',
   '^src/store/',
   '^src/temporal/',
   '^src/metrics/',
@@ -110,15 +116,22 @@ module.exports = {
       from: { path: '^src/sandbox/' },
       to: {
         path: '^(src|activities|workflows)/',
-        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|config)\\.ts$'],
+        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|config|optional-packages)\\.ts$'],
       },
     },
     {
       name: 'nothing-imports-bootstraps',
       severity: 'error',
-      comment: 'Bootstraps (CLI, worker, dev stack) are the top: only other bootstraps may import them.',
-      from: { pathNot: BOOTSTRAPS },
+      comment: 'Bootstraps (CLI, worker, dev stack) are the top: only other bootstraps and entry points import them.',
+      from: { pathNot: [...BOOTSTRAPS, ...ENTRY_POINTS] },
       to: { path: BOOTSTRAPS },
+    },
+    {
+      name: 'nothing-imports-entry-points',
+      severity: 'error',
+      comment: "Entry points are the package's public face: msgflow's own code imports the real modules.",
+      from: { pathNot: ENTRY_POINTS },
+      to: { path: ENTRY_POINTS },
     },
     {
       name: 'production-code-not-from-tests',
@@ -136,16 +149,27 @@ module.exports = {
     {
       name: 'no-undeclared-packages',
       severity: 'error',
-      comment: 'Every package imported must be a dependency in package.json.',
+      comment: 'Every package imported must be a dependency (or an optional peer) in package.json.',
       from: {},
-      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['npm-peer'] },
     },
     {
       name: 'no-dev-dependencies-in-production-code',
       severity: 'error',
-      comment: 'Runtime code may not need a devDependency (type-only imports are erased, so they may).',
+      comment:
+        'Runtime code may not need a devDependency (type-only imports are erased, so they may; optional peers ' +
+        'are dev dependencies of the checkout, see the next rule).',
       from: { path: '^(src|activities|workflows)/' },
-      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only', 'npm-peer'] },
+    },
+    {
+      name: 'optional-peers-load-lazily',
+      severity: 'error',
+      comment:
+        'An optional peer may be missing: load it on first use with import() through importOptional ' +
+        '(src/optional-packages.ts), so the error names the package; import only its types statically.',
+      from: { path: '^(src|activities|workflows)/' },
+      to: { dependencyTypes: ['npm-peer'], dependencyTypesNot: ['type-only', 'dynamic-import'] },
     },
   ],
   options: {

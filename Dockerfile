@@ -12,7 +12,14 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
-RUN npm run build && npm prune --omit=dev
+# The image runs the worker and the sandbox, so msgflow's optional peers (dev dependencies of the checkout)
+# become plain dependencies before the dev ones are pruned.
+RUN npm run build \
+  && node -e "const fs = require('fs'); const p = require('./package.json'); \
+     for (const n of Object.keys(p.peerDependencies)) if (p.devDependencies[n]) { \
+       p.dependencies[n] = p.devDependencies[n]; delete p.devDependencies[n]; } \
+     fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
+  && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import type { Scope } from './api/scopes.js';
 import { SCOPES } from './api/scopes.js';
 import { MessagingClient } from './client/client.js';
@@ -25,6 +25,7 @@ import { Msgflow } from './starter/index.js';
 import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
+import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { createMsgflowWorker, type MsgflowWorker } from './worker.js';
 import type { AudienceLoaders } from '../activities/audience-loaders.js';
 
@@ -174,6 +175,7 @@ async function startWorker(
   cleanups: Array<() => Promise<unknown>>,
   dataConverter: DataConverter,
 ): Promise<{ worker: MsgflowWorker; workerRun: Promise<void> }> {
+  const { NativeConnection } = await loadWorkerSdk("the stack's worker");
   const connection = await NativeConnection.connect({ address: options.temporal.address });
   const worker = await createMsgflowWorker({
     connection,

@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
 import { MessagingClient } from './client/client.js';
@@ -15,8 +15,9 @@ import { createLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpSealKeyRingFromEnv } from './starter/otp.js';
-import { connectWorkerConnection } from './temporal/connection.js';
+import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
+import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsFromEnv } from './store/index.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -59,6 +60,7 @@ export interface MsgflowWorker {
 
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
   const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, store } = options;
+  const { Worker } = await loadWorkerSdk();
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // A prebuilt bundle already carries the failure converter (bundleMsgflowWorkflows).
   const workflowSource = options.workflowBundle
@@ -94,7 +96,8 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   };
 }
 
-export function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
+export async function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
+  const { bundleWorkflowCode } = await loadWorkerSdk('bundling the workflows');
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
@@ -121,7 +124,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
   // Before any native connection: the runtime is created once per process.
-  installWorkerRuntime({
+  await installWorkerRuntime({
     metricsAddress: parseEnv(MetricsEnv, env).MSGFLOW_WORKER_METRICS_ADDRESS,
     logger: createLogger('worker'),
   });

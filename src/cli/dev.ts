@@ -78,7 +78,7 @@ export function registerDevCommands(program: Command): void {
         previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken(),
       ];
       // The worker runs in this process: its runtime (JSON logs, Prometheus exporter) comes before any connection.
-      installWorkerRuntime({
+      await installWorkerRuntime({
         metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`,
         logger: createLogger('worker'),
       });

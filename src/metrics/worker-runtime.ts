@@ -4,8 +4,9 @@
  * Prometheus exporter serves its own series plus msgflow's (sends, charges, outcomes) on `/metrics`.
  */
 import { IllegalStateError, type LogLevel as SdkLogLevel, type LogMetadata } from '@temporalio/common';
-import { type Logger as SdkLogger, Runtime } from '@temporalio/worker';
+import type { Logger as SdkLogger } from '@temporalio/worker';
 import type { Logger } from '../log.js';
+import { loadWorkerSdk } from '../temporal/worker-sdk.js';
 
 export interface WorkerRuntimeOptions {
   /** `host:port` for the Prometheus exporter, e.g. `127.0.0.1:9464`; no exporter when unset. */
@@ -17,7 +18,8 @@ export interface WorkerRuntimeOptions {
  * Installs the runtime; returns false (and changes nothing) when this process already installed one, e.g.
  * a test harness that configured its own logger first.
  */
-export function installWorkerRuntime({ metricsAddress, logger }: WorkerRuntimeOptions): boolean {
+export async function installWorkerRuntime({ metricsAddress, logger }: WorkerRuntimeOptions): Promise<boolean> {
+  const { Runtime } = await loadWorkerSdk('the worker runtime (logs and metrics)');
   try {
     Runtime.install({
       logger: sdkLogger(logger),

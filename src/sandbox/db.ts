@@ -8,7 +8,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { importOptional } from '../optional-packages.js';
 
 export type Db = Database.Database;
 
@@ -204,7 +205,12 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 );
 `;
 
-export function openDatabase(path: string): Db {
+export async function openDatabase(path: string): Promise<Db> {
+  const { default: Database } = await importOptional(
+    'better-sqlite3',
+    'the provider sandbox',
+    () => import('better-sqlite3'),
+  );
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // WAL keeps readers and the single writer out of each other's way; NORMAL is durable across process

@@ -37,7 +37,7 @@ export interface RunningSandbox {
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const adminTokenGenerated = !options.adminToken;
   const opts = resolveOptions(options, options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`);
-  const db = openDatabase(opts.db);
+  const db = await openDatabase(opts.db);
   const now = opts.now;
   const idempotency = new IdempotencyStore(db);
   idempotency.recover(now());

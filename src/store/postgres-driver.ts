@@ -1,14 +1,17 @@
 /** PostgreSQL through node-postgres: a small pool; every store operation is one READ COMMITTED transaction. */
-import pg from 'pg';
+import type pg from 'pg';
+import { importOptional } from '../optional-packages.js';
 import type { Driver, Executor, SqlValue } from './driver.js';
 
 /** BIGINT (our ms times) as numbers: they stay far below 2^53. */
-const types = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === pg.types.builtins.INT8
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
+function bigintsAsNumbers(types: typeof pg.types) {
+  return {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === types.builtins.INT8
+        ? (value: string) => Number(value)
+        : types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  };
+}
 
 /** The store's SQL uses `?`; PostgreSQL numbers its parameters. None of our statements has a literal `?`. */
 function numbered(sql: string): string {
@@ -19,8 +22,9 @@ function numbered(sql: string): string {
 /** Any constant 64-bit key, the same in every msgflow process: serialises concurrent migrations. */
 const MIGRATION_LOCK_KEY = 0x6d7366_6c6f77; // "msflow"
 
-export function openPostgresDriver(url: string, poolSize: number): Driver {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+export async function openPostgresDriver(url: string, poolSize: number): Promise<Driver> {
+  const { default: pg } = await importOptional('pg', 'a PostgreSQL message store', () => import('pg'));
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: bigintsAsNumbers(pg.types) });
   // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
 

@@ -1,7 +1,8 @@
 /** SQLite through better-sqlite3: one file shared by several processes on one machine (WAL, busy timeout). */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { importOptional } from '../optional-packages.js';
 import type { Driver, Executor, SqlValue } from './driver.js';
 
 /**
@@ -12,7 +13,12 @@ import type { Driver, Executor, SqlValue } from './driver.js';
  */
 let turn: Promise<unknown> = Promise.resolve();
 
-export function openSqliteDriver(file: string, busyTimeoutMs: number): Driver {
+export async function openSqliteDriver(file: string, busyTimeoutMs: number): Promise<Driver> {
+  const { default: Database } = await importOptional(
+    'better-sqlite3',
+    'a SQLite message store',
+    () => import('better-sqlite3'),
+  );
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   // The busy timeout first: switching a new file to WAL needs a lock another opener may hold.
   const db = new Database(file, { timeout: busyTimeoutMs });

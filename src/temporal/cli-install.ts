@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TEMPORAL_CLI_MODULE, TEMPORAL_CLI_VERSION } from './cli-version.js';
+import { importOptional } from '../optional-packages.js';
 import { withFileLock } from './file-lock.js';
 import { OutputTail } from './output-tail.js';
 
@@ -78,7 +79,11 @@ export async function downloadTemporalCli({ dir, dest, log }: DownloadRequest): 
   log(`downloading Temporal CLI ${TEMPORAL_CLI_VERSION} through the Temporal SDK...`);
   await mkdir(dir, { recursive: true });
   // Imported lazily: it loads the native bridge, which nothing else on this path needs.
-  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const { TestWorkflowEnvironment } = await importOptional(
+    '@temporalio/testing',
+    'downloading the Temporal CLI (or set TEMPORAL_CLI_PATH, or put `temporal` on PATH)',
+    () => import('@temporalio/testing'),
+  );
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'cached-download', version: TEMPORAL_CLI_VERSION, downloadDir: dir },

@@ -8,7 +8,6 @@
  */
 import { Client, Connection, type ClientOptions } from '@temporalio/client';
 import { type ClientConfigProfile, loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
-import { NativeConnection } from '@temporalio/worker';
 import { ConfigError, parseEnv, TemporalEnv } from '../config.js';
 import { dataConverterFromEnv } from './data-converter.js';
 
@@ -115,17 +114,6 @@ export async function connectClient(
     throw new TemporalUnreachableError(connectionOptions.address, error);
   });
   return new Client({ dataConverter: dataConverterFromEnv(env), ...options, connection, namespace });
-}
-
-/** The worker's connection, and the namespace its Worker polls. */
-export async function connectWorkerConnection(
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ connection: NativeConnection; namespace: string }> {
-  const { namespace, ...connectionOptions } = await connectionSettings(env);
-  const connection = await NativeConnection.connect(connectionOptions).catch((error: unknown) => {
-    throw new TemporalUnreachableError(connectionOptions.address, error);
-  });
-  return { connection, namespace };
 }
 
 /** envconfig reads certificates as Uint8Arrays; the connections take Buffers. */

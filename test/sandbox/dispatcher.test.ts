@@ -20,7 +20,7 @@ describe('webhook dispatcher', () => {
 
   it('starts the next due delivery when one finishes, without waiting for the next tick', async () => {
     receiver = await startReceiver();
-    db = openDatabase(':memory:');
+    db = await openDatabase(':memory:');
     db.pragma('foreign_keys = OFF');
     const now = Date.now();
     db.prepare(

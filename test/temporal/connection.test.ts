@@ -9,9 +9,9 @@ import {
   configuredAddress,
   connectClient,
   connectionSettings,
-  connectWorkerConnection,
   TemporalUnreachableError,
 } from '../../src/temporal/connection.js';
+import { connectWorkerConnection } from '../../src/temporal/worker-connection.js';
 
 /** Only the variables given: no profile of the machine's user (HOME points nowhere) leaks in. */
 const envOf = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ HOME: '/nonexistent', ...vars });

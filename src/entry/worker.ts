@@ -1,0 +1,42 @@
+/**
+ * `msgflow/worker`: run msgflow's worker, or build your own from its parts (the compiled workflows, the
+ * activity factories, the message store, the data converter). Needs the optional peer `@temporalio/worker`,
+ * and `better-sqlite3` (SQLite store) or `pg` (PostgreSQL store).
+ */
+export {
+  bundleMsgflowWorkflows,
+  createMsgflowWorker,
+  createMsgflowWorkerFromEnv,
+  DEFAULT_MAX_CACHED_WORKFLOWS,
+  type MsgflowWorker,
+  type MsgflowWorkerOptions,
+  WORKFLOWS_PATH,
+} from '../worker.js';
+export { openMessageStore, storeOptionsFromEnv, type MessageStore, type MessageStoreOptions } from '../store/index.js';
+export { connectClient } from '../temporal/connection.js';
+export { connectWorkerConnection } from '../temporal/worker-connection.js';
+export {
+  dataConverterFromEnv,
+  FAILURE_CONVERTER_PATH,
+  keyRingOf,
+  msgflowDataConverter,
+} from '../temporal/data-converter.js';
+export { installWorkerRuntime, type WorkerRuntimeOptions } from '../metrics/worker-runtime.js';
+export { otpSealKeyRingFromEnv } from '../starter/otp.js';
+export { providerTaskQueue, TASK_QUEUES } from '../definitions/task-queues.js';
+export {
+  createProviderQueueActivities,
+  createWorkflowQueueActivities,
+  type ProviderActivitySecrets,
+  type WorkflowQueueActivityOptions,
+} from '../../activities/index.js';
+export {
+  type AudienceLoader,
+  type AudienceLoaders,
+  type AudiencePage,
+  type AudiencePageRequest,
+  importAudienceLoaders,
+} from '../../activities/audience-loaders.js';
+export { FAILURE_TYPES } from '../../activities/errors.js';
+export { MissingPackageError } from '../optional-packages.js';
+export { createLogger, type Logger } from '../log.js';
