@@ -8,7 +8,7 @@
  */
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import { type ErrorBody, detailsOf } from '../api/errors.js';
-import { parseWebhookEvents } from '../api/events.js';
+import { parseWebhookEvents, type RejectedEvent } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MessageStore } from '../store/index.js';
 import { type OutcomeRouter, StoreUnavailableError, TemporalUnavailableError } from './outcome-router.js';
@@ -111,7 +111,7 @@ export function createIngressApp({
           : parseWebhookEvents(json);
 
       try {
-        for (const r of rejected) await store.recordRejected(r.reason, r.event);
+        await keepRejected(store, rejected);
         await router.deliver(events, verdict.id);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
@@ -155,4 +155,14 @@ export function createIngressApp({
   };
   app.use(onError);
   return app;
+}
+
+/** A store that cannot keep a rejected event is as unavailable as one that cannot record a good one: 503. */
+async function keepRejected(store: IngressAppOptions['store'], rejected: RejectedEvent[]): Promise<void> {
+  try {
+    for (const r of rejected) await store.recordRejected(r.reason, r.event);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new StoreUnavailableError(`the message store did not keep a rejected event: ${detail}`, { cause: error });
+  }
 }
