@@ -7,7 +7,7 @@
  * other events are recorded as usual.
  */
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
-import { type ErrorBody, detailsOf } from '../api/errors.js';
+import type { ErrorBody } from '../api/errors.js';
 import { parseWebhookEvents, type RejectedEvent } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { MessageStore } from '../store/index.js';
