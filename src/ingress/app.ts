@@ -77,6 +77,14 @@ export function createIngressApp({
     });
   }
 
+  const keepRejected = async (rejected: RejectedEvent[]) => {
+    try {
+      for (const r of rejected) await store.recordRejected(r.reason, r.event);
+    } catch (error) {
+      throw new StoreUnavailableError('the message store did not keep the rejected events', { cause: error });
+    }
+  };
+
   app.post(
     WEBHOOK_PATH,
     express.raw({ type: () => true, limit: maxBodyBytes }),
@@ -111,7 +119,7 @@ export function createIngressApp({
           : parseWebhookEvents(json);
 
       try {
-        await keepRejected(store, rejected);
+        await keepRejected(rejected);
         await router.deliver(events, verdict.id);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
@@ -155,14 +163,4 @@ export function createIngressApp({
   };
   app.use(onError);
   return app;
-}
-
-/** A store that cannot keep a rejected event is as unavailable as one that cannot record a good one: 503. */
-async function keepRejected(store: IngressAppOptions['store'], rejected: RejectedEvent[]): Promise<void> {
-  try {
-    for (const r of rejected) await store.recordRejected(r.reason, r.event);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new StoreUnavailableError(`the message store did not keep a rejected event: ${detail}`, { cause: error });
-  }
 }

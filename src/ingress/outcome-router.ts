@@ -70,12 +70,20 @@ export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
 interface PendingSignal {
   outcomes: Map<string, MessageOutcome>;
   callers: Array<{ resolve(): void; reject(error: unknown): void }>;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
+  /** The window has closed (or the batch is full): it goes as soon as no signal to its workflow is in flight. */
+  due: boolean;
 }
 
-/** One signal per workflow per short window, carrying every outcome the window gathered for it. */
+/**
+ * One signal per workflow per short window, carrying every outcome the window gathered for it, and at most
+ * one signal in flight per workflow: Temporal applies a workflow's signals one at a time anyway, so while
+ * one is on its way the next keeps gathering, and a busy server gets fewer, fuller signals (fewer history
+ * events and workflow tasks) instead of a queue of small ones on the same workflow.
+ */
 class SignalCoalescer {
   private readonly pending = new Map<string, PendingSignal>();
+  private readonly inFlight = new Set<string>();
   private readonly coalesceMs: number;
   private readonly maxOutcomes: number;
 
@@ -88,30 +96,53 @@ class SignalCoalescer {
     return new Promise((resolve, reject) => {
       let batch = this.pending.get(workflowId);
       if (!batch) {
-        batch = { outcomes: new Map(), callers: [], timer: setTimeout(() => this.flush(workflowId), this.coalesceMs) };
+        const timer = setTimeout(() => this.close(workflowId), this.coalesceMs);
+        batch = { outcomes: new Map(), callers: [], timer, due: false };
         this.pending.set(workflowId, batch);
       }
       for (const outcome of outcomes) batch.outcomes.set(outcome.providerMessageId, outcome);
       batch.callers.push({ resolve, reject });
-      if (batch.outcomes.size >= this.maxOutcomes) this.flush(workflowId);
+      if (batch.outcomes.size >= this.maxOutcomes) this.close(workflowId);
     });
   }
 
-  private flush(workflowId: string): void {
+  /** Ends the gathering window of the workflow's batch, and sends it unless a signal to it is in flight. */
+  private close(workflowId: string): void {
     const batch = this.pending.get(workflowId);
     if (!batch) return;
-    this.pending.delete(workflowId);
     clearTimeout(batch.timer);
-    const outcomes = [...batch.outcomes.values()];
-    this.signal(workflowId, outcomes).then(
-      () => {
-        this.options.onSignal?.(outcomes.length);
-        for (const caller of batch.callers) caller.resolve();
-      },
-      (error: unknown) => {
-        for (const caller of batch.callers) caller.reject(error);
-      },
-    );
+    batch.timer = undefined;
+    batch.due = true;
+    if (!this.inFlight.has(workflowId)) this.flush(workflowId, batch);
+  }
+
+  private flush(workflowId: string, batch: PendingSignal): void {
+    this.pending.delete(workflowId);
+    this.inFlight.add(workflowId);
+    this.signalAll(workflowId, [...batch.outcomes.values()])
+      .then(
+        () => {
+          for (const caller of batch.callers) caller.resolve();
+        },
+        (error: unknown) => {
+          for (const caller of batch.callers) caller.reject(error);
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(workflowId);
+        // The next batch goes at once if its window closed while this signal was on its way.
+        const next = this.pending.get(workflowId);
+        if (next?.due) this.flush(workflowId, next);
+      });
+  }
+
+  /** A batch that outgrew the limit while waiting for the signal before it goes as several, in turn. */
+  private async signalAll(workflowId: string, outcomes: MessageOutcome[]): Promise<void> {
+    for (let i = 0; i < outcomes.length; i += this.maxOutcomes) {
+      const part = outcomes.slice(i, i + this.maxOutcomes);
+      await this.signal(workflowId, part);
+      this.options.onSignal?.(part.length);
+    }
   }
 
   private async signal(workflowId: string, outcomes: MessageOutcome[]): Promise<void> {
