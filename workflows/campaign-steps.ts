@@ -43,7 +43,10 @@ const audience = proxyActivities<ReturnType<typeof createAudienceActivities>>({
 export async function preflight({ campaignId, input, chunkSize }: CampaignContext, state: CampaignState) {
   const source = input.audience;
   if (source.type === 'inline') {
-    const prepared = await audience.prepareInlineAudience({ recipients: source.recipients });
+    const prepared = await audience.prepareInlineAudience({
+      recipients: source.recipients,
+      defaultCountry: input.defaultCountry,
+    });
     state.audience = { kind: 'list', remaining: prepared.recipients };
     state.entriesRead = source.recipients.length;
     state.valid = prepared.recipients.length;
@@ -59,6 +62,7 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
       campaignStartedAt: state.startedAt,
       source,
       limit: chunkSize,
+      defaultCountry: input.defaultCountry,
     });
     state.audienceTotal = scan.valid;
   }
@@ -114,6 +118,7 @@ export async function readNextChunk(
       cursor: cursor.cursor,
       limit: chunkSize,
       firstIndex: state.entriesRead,
+      defaultCountry: input.defaultCountry,
     });
     cursor.cursor = page.nextCursor;
     cursor.exhausted = page.nextCursor === null;

@@ -1,7 +1,8 @@
 /**
  * Counts sends and charges as provider activities complete: an activity interceptor on the provider queue,
  * so every feature's charged call is counted without each activity doing it. A result that states a
- * `cost` and `currency` (the provider's send responses) is a charge; one with `messages` sent that many.
+ * `cost` and `currency` (the provider's send responses) is a charge; one with `messages` sent that many. A
+ * result that wraps the provider's response in `sent` (sendSms: `{ sent, alreadyFinal }`) is read inside it.
  * Counted once per completed activity: a retry that replays the provider's idempotent response completes
  * the same activity, not a second one.
  */
@@ -14,20 +15,21 @@ export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => 
       const result = await next(input);
       // The context's meter already tags namespace, taskQueue and activityType.
       const activity = ctx.info.activityType;
-      if (isRecord(result)) {
-        if (typeof result.cost === 'number' && typeof result.currency === 'string') {
+      const response = isRecord(result) && isRecord(result.sent) ? result.sent : result;
+      if (isRecord(response)) {
+        if (typeof response.cost === 'number' && typeof response.currency === 'string') {
           ctx.metricMeter
             .createCounter(
               METRICS.providerCharges,
               'minor_units',
               'Money charged by the provider, in minor units of the currency',
             )
-            .add(result.cost, { currency: result.currency });
+            .add(response.cost, { currency: response.currency });
         }
-        if (Array.isArray(result.messages) && activity === 'sendSms') {
+        if (Array.isArray(response.messages) && activity === 'sendSms') {
           ctx.metricMeter
             .createCounter(METRICS.smsSent, 'messages', 'SMS messages the provider accepted')
-            .add(result.messages.length);
+            .add(response.messages.length);
         }
       }
       return result;

@@ -1,24 +1,29 @@
 /**
- * The webhook ingress end to end: signed events from the sandbox and from the test itself reach the
- * message workflows through a real Temporal server; bad ones reach nothing.
+ * The webhook ingress end to end: signed events from the sandbox and from the test itself are recorded in
+ * the message store and reach the workflows waiting for them through a real Temporal server, many at once;
+ * an event nobody waits for yet is kept for its sender; the provider is asked to redeliver (503) while the
+ * store or Temporal cannot be reached.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
 import type { FinalStatus, MessageStatusEvent } from '../../src/api/events.js';
-import { signWebhook, verifyWebhook } from '../../src/api/signature.js';
+import { generateWebhookSecret, signWebhook } from '../../src/api/signature.js';
+import { messageOutcomesSignal } from '../../src/definitions/message-outcomes.js';
+import { outcomeRouter } from '../../src/ingress/outcome-router.js';
 import { startIngress } from '../../src/ingress/server.js';
-import { temporalSignaler } from '../../src/ingress/signaler.js';
+import { standardWebhooksVerifier } from '../../src/ingress/verifier.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { messageWorkflowId } from '../../src/definitions/workflow-ids.js';
-import { outcomeQuery } from '../../src/definitions/message-status.js';
+import { openMessageStore } from '../../src/store/index.js';
 import { startTestStack } from '../support/stack.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 
 const NUMBER = `+${MAGIC_NUMBERS.delivered}`;
+/** Long enough that only a signal can settle a wait in these tests, never the end of the window. */
+const LONG_WAIT_MS = 10 * 60 * 1000;
 
 function statusEvent(providerMessageId: string, status: FinalStatus, at = new Date()): MessageStatusEvent {
   return {
@@ -30,80 +35,120 @@ function statusEvent(providerMessageId: string, status: FinalStatus, at = new Da
   };
 }
 
+/** Distinct valid numbers that the sandbox delivers. */
+const numbers = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => `23480${String(20_000_000 + from + i)}`);
+
 describe('webhook ingress', () => {
   let stack: RunningStack;
-  const post = async (body: unknown, { secret = stack.webhookSecret, sentAt = Date.now() } = {}) => {
-    const raw = JSON.stringify(body);
+  const post = async (
+    body: unknown,
+    { secret = stack.webhookSecret, sentAt = Date.now(), url = stack.ingress.webhookUrl } = {},
+  ) => {
+    const raw = typeof body === 'string' ? body : JSON.stringify(body);
     const headers = signWebhook([secret], `msg_${randomUUID()}`, Math.floor(sentAt / 1000), raw);
-    return fetch(stack.ingress.webhookUrl, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: raw,
-    });
+    return fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: raw });
   };
-  const outcomeOf = (id: string) => stack.temporal.workflow.getHandle(messageWorkflowId(id)).query(outcomeQuery);
-  const signalsReceived = async (workflowId: string, name: string) => {
+  const signalsReceived = async (workflowId: string) => {
     const history = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
-    return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === name).length;
+    return (history.events ?? []).filter(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === messageOutcomesSignal.name,
+    ).length;
   };
+  /** Resolves once the store records `workflowId` as waiting for `id` (its sending activity has run). */
+  const awaited = (id: string, workflowId: string) =>
+    waitFor(
+      async () => (await stack.store.message(id))?.waiters.some((w) => w.workflowId === workflowId) === true,
+      `${workflowId} to wait for ${id}`,
+      { timeoutMs: 30_000, intervalMs: 25 },
+    );
 
   beforeAll(async () => {
-    // Retries long enough to outlast the Temporal outage below (and gRPC's reconnect backoff after it).
-    stack = await startTestStack({
-      sandbox: { webhooks: { retryScheduleMs: [50, 100, 200, 400, 800, 1600, 3200, 6400] } },
-    });
+    stack = await startTestStack();
   });
   afterAll(async () => {
     await stack?.close();
   });
 
-  it('holds an event that arrives before anyone waits, and applies duplicates and later conflicts once', async () => {
+  it('gives a sendSms workflow the first final state; duplicates and a later conflicting event change nothing', async () => {
+    // A message that never turns final on its own: only the events posted here can settle it.
+    const started = await stack.msgflow.sendSms({
+      recipients: [MAGIC_NUMBERS.neverFinal],
+      sender: 'ACME',
+      message: 'first wins',
+      waitWindowMs: LONG_WAIT_MS,
+    });
+    const id = await waitFor(
+      async () => (await stack.store.messagesTo(`+${MAGIC_NUMBERS.neverFinal}`))[0],
+      'the message in the store',
+      { timeoutMs: 30_000, intervalMs: 25 },
+    );
+    await awaited(id, started.workflowId);
+
+    const first = await post({
+      type: 'message.status.batch',
+      events: [statusEvent(id, 'failed'), statusEvent(id, 'failed'), statusEvent(id, 'delivered')],
+    });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ received: 3, rejected: [] });
+    const result = await started.result();
+    expect(result.messages).toEqual([
+      expect.objectContaining({ provider_message_id: id, status: 'failed', source: 'webhook' }),
+    ]);
+
+    // Later deliveries (a duplicate, a conflict) find the workflow closed: still acknowledged, still 'failed'.
+    expect((await post(statusEvent(id, 'failed'))).status).toBe(200);
+    expect((await post(statusEvent(id, 'delivered'))).status).toBe(200);
+    const stored = await stack.store.message(id);
+    expect(stored?.final?.status).toBe('failed');
+    expect(stored?.waiters.every((w) => w.releasedAt !== null)).toBe(true);
+    expect(await signalsReceived(started.workflowId)).toBe(1);
+  });
+
+  it('keeps an event that arrives before its message is registered and gives it to the waiter', async () => {
     const id = `early-${randomUUID()}`;
     expect((await post(statusEvent(id, 'undelivered'))).status).toBe(200);
     expect((await post(statusEvent(id, 'undelivered'))).status).toBe(200); // duplicate
     expect((await post(statusEvent(id, 'delivered'))).status).toBe(200); // out of order: the first final state wins
-    expect(await outcomeOf(id)).toMatchObject({ status: 'undelivered', source: 'webhook' });
+    expect((await stack.store.message(id))?.final?.status).toBe('undelivered');
 
-    const waiter = await stack.msgflow.awaitMessage(id);
-    expect(await waiter.result()).toMatchObject({ providerMessageId: id, status: 'undelivered', source: 'webhook' });
-    expect(await signalsReceived(waiter.workflowId, 'messageOutcome')).toBe(1);
-    expect(await signalsReceived(messageWorkflowId(id), 'statusEvent')).toBe(3);
+    const waiter = await stack.msgflow.awaitMessage(id, { waitWindowMs: LONG_WAIT_MS });
+    expect(await waiter.result()).toEqual({
+      providerMessageId: id,
+      status: 'undelivered',
+      timestamp: expect.any(String),
+      source: 'webhook',
+    });
+    // It had the outcome from the store when it registered: no signal was needed.
+    expect(await signalsReceived(waiter.workflowId)).toBe(0);
   });
 
-  it('signals every event of a batch body', async () => {
-    const ids = [randomUUID(), randomUUID(), randomUUID()];
-    const statuses: FinalStatus[] = ['delivered', 'failed', 'expired'];
+  it('stores and acknowledges an event nobody waits for', async () => {
+    const id = `unawaited-${randomUUID()}`;
+    const response = await post(statusEvent(id, 'expired'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: 1, rejected: [] });
+    const stored = await stack.store.message(id);
+    expect(stored).toMatchObject({ providerMessageId: id, final: { status: 'expired' }, waiters: [] });
+  });
+
+  it('keeps an authentic malformed event for an operator and names it, recording the rest', async () => {
+    const id = `half-${randomUUID()}`;
     const response = await post({
       type: 'message.status.batch',
-      events: ids.map((id, i) => statusEvent(id, statuses[i]!)),
+      events: [statusEvent(id, 'delivered'), { event: 'message.delivered', provider_message_id: 'x' }],
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ received: 3 });
-    for (const [i, id] of ids.entries()) expect(await outcomeOf(id)).toMatchObject({ status: statuses[i] });
+    const body = (await response.json()) as { received: number; rejected: Array<{ index: number }> };
+    expect(body).toMatchObject({ received: 1, rejected: [{ index: 1 }] });
+    expect((await stack.store.message(id))?.final?.status).toBe('delivered');
+    const [latest] = (await stack.store.rejected({ limit: 1 })).rows;
+    expect(latest?.event).toEqual({ event: 'message.delivered', provider_message_id: 'x' });
   });
 
-  it('delivers the sandbox batch bodies of a batch-enabled endpoint', async () => {
-    const [endpoint] = await stack.messaging.webhooks.list().toArray();
-    await stack.messaging.webhooks.update(endpoint!.id, { batch: true });
-    try {
-      const started = await stack.msgflow.sendSms({
-        recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.rejected, MAGIC_NUMBERS.expired],
-        sender: 'ACME',
-        message: 'batched',
-      });
-      const result = await started.result();
-      expect(result.messages.map((m) => m.status).sort()).toEqual(['delivered', 'expired', 'rejected']);
-      expect(result.messages.every((m) => m.source === 'webhook')).toBe(true);
-    } finally {
-      await stack.messaging.webhooks.update(endpoint!.id, { batch: false });
-    }
-  });
-
-  it('rejects forged and stale deliveries and signals nothing', async () => {
+  it('rejects forged and stale deliveries and records nothing', async () => {
     const forgedId = `forged-${randomUUID()}`;
-    const forged = await post(statusEvent(forgedId, 'delivered'), {
-      secret: 'whsec_' + Buffer.from('not the secret').toString('base64'),
-    });
+    const forged = await post(statusEvent(forgedId, 'delivered'), { secret: generateWebhookSecret() });
     expect(forged.status).toBe(401);
     expect(await forged.json()).toMatchObject({ code: 'bad_signature' });
 
@@ -117,74 +162,103 @@ describe('webhook ingress', () => {
       body: JSON.stringify(statusEvent(forgedId, 'delivered')),
     });
     expect(unsigned.status).toBe(401);
+    for (const id of [forgedId, staleId]) expect(await stack.store.message(id)).toBeNull();
+  });
 
-    for (const id of [forgedId, staleId]) {
-      await expect(stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe()).rejects.toThrow(
-        WorkflowNotFoundError,
-      );
+  it('brings the events of a campaign to it in fewer signals than messages', { timeout: 120_000 }, async () => {
+    const recipients = numbers(40);
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'Your parcel is on its way',
+      audience: { type: 'inline', recipients },
+      waitWindowMs: LONG_WAIT_MS,
+    });
+    const result = await run.result();
+    expect(result).toMatchObject({ sent: recipients.length, counts: { delivered: recipients.length } });
+    // One signal per single-event webhook request would be one per message: the router coalesced them.
+    const signals = await signalsReceived(run.workflowId);
+    expect(signals).toBeLessThan(recipients.length);
+  });
+
+  it('sends the events of a batch-enabled endpoint to the workflow', async () => {
+    const [endpoint] = await stack.messaging.webhooks.list().toArray();
+    await stack.messaging.webhooks.update(endpoint!.id, { batch: true });
+    try {
+      const started = await stack.msgflow.sendSms({
+        recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.rejected, MAGIC_NUMBERS.expired],
+        sender: 'ACME',
+        message: 'batched',
+        waitWindowMs: LONG_WAIT_MS,
+      });
+      const result = await started.result();
+      expect(result.messages.map((m) => m.status).sort()).toEqual(['delivered', 'expired', 'rejected']);
+      expect(result.messages.every((m) => m.source === 'webhook')).toBe(true);
+    } finally {
+      await stack.messaging.webhooks.update(endpoint!.id, { batch: false });
     }
   });
 
-  it('answers 4xx to malformed bodies, signalling nothing', async () => {
-    const notJson = 'not json';
-    const headers = signWebhook([stack.webhookSecret], 'msg_bad', Math.floor(Date.now() / 1000), notJson);
-    expect((await fetch(stack.ingress.webhookUrl, { method: 'POST', headers, body: notJson })).status).toBe(400);
-
-    const id = `bad-${randomUUID()}`;
-    const mismatched = await post({ ...statusEvent(id, 'delivered'), status: 'failed' });
-    expect(mismatched.status).toBe(422);
-    const halfBad = await post({
-      type: 'message.status.batch',
-      events: [statusEvent(id, 'delivered'), { event: 'message.delivered' }],
-    });
-    expect(halfBad.status).toBe(422);
-    await expect(stack.temporal.workflow.getHandle(messageWorkflowId(id)).describe()).rejects.toThrow(
-      WorkflowNotFoundError,
-    );
-  });
-
-  it('answers 503 while Temporal is unreachable, and the provider retry delivers the event afterwards', async () => {
-    const { namespace } = inject('temporal');
-    const proxy = await startTcpProxy(inject('temporal').address);
+  it('answers 503 while Temporal is unreachable, and a redelivery reaches the waiter afterwards', async () => {
+    const { namespace, address } = inject('temporal');
+    const proxy = await startTcpProxy(address);
     const connection = await Connection.connect({ address: proxy.address });
-    const answers: number[] = [];
-    let secret = '';
-    // The ingress under test reaches Temporal only through the proxy; the verifier learns its secret below.
+    const secret = generateWebhookSecret();
+    // An ingress on the stack's store that reaches Temporal only through the proxy.
     const ingress = await startIngress({
-      verifier: { verify: (headers, body) => verifyWebhook(headers, body, { secrets: [secret] }) },
-      signaler: temporalSignaler({
+      verifier: standardWebhooksVerifier([secret]),
+      store: stack.store,
+      router: outcomeRouter({
+        store: stack.store,
         client: new Client({ connection, namespace }),
-        taskQueue: stack.taskQueue,
         callTimeoutMs: 1000,
         attempts: 1,
       }),
-      hooks: { onDelivery: (outcome) => answers.push(outcome.status) },
     });
-    const [endpoint] = await stack.messaging.webhooks.list().toArray();
-    await stack.messaging.webhooks.update(endpoint!.id, { url: 'http://127.0.0.1:9/nowhere' });
-    const registration = await stack.messaging.webhooks.create({ url: ingress.webhookUrl });
-    secret = registration.secret;
     try {
-      await proxy.cut();
-      const sent = await stack.messaging.sms.send({
-        recipients: [MAGIC_NUMBERS.delivered],
-        sender: 'ACME',
-        message: 'while down',
-      });
-      const id = sent.messages[0]!.provider_message_id;
-      await waitFor(() => answers.includes(503), 'a 503 from the ingress', { timeoutMs: 30_000, intervalMs: 25 });
-      await proxy.restore();
-      await waitFor(() => answers.includes(200), 'a 200 from the ingress', { timeoutMs: 30_000, intervalMs: 25 });
+      const id = `outage-${randomUUID()}`;
+      const waiter = await stack.msgflow.awaitMessage(id, { waitWindowMs: LONG_WAIT_MS });
+      await awaited(id, waiter.workflowId);
+      const deliver = () => post(statusEvent(id, 'delivered'), { secret, url: ingress.webhookUrl });
 
-      expect(answers[0]).toBe(503);
-      const waiter = await stack.msgflow.awaitMessage(id);
-      expect(await waiter.result()).toMatchObject({ status: 'delivered', source: 'webhook' });
+      await proxy.cut();
+      const refused = await deliver();
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ code: 'temporal_unavailable' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+      await proxy.restore();
+      // Redeliver as the provider would, until the connection is back (gRPC reconnects with a backoff).
+      await waitFor(async () => (await deliver()).status === 200, 'a 200 after the outage', {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+      expect(await waiter.result()).toMatchObject({ providerMessageId: id, status: 'delivered', source: 'webhook' });
+      expect(await signalsReceived(waiter.workflowId)).toBeGreaterThanOrEqual(1);
     } finally {
-      await stack.messaging.webhooks.delete(registration.id);
-      await stack.messaging.webhooks.update(endpoint!.id, { url: stack.ingress.webhookUrl });
       await ingress.close();
       await connection.close();
       await proxy.close();
+    }
+  });
+
+  it('answers 503 while the store is unreachable, for good and malformed events alike', async () => {
+    const store = await openMessageStore({ file: ':memory:' });
+    await store.close(); // every call now fails, as a store that went away does
+    const secret = generateWebhookSecret();
+    const ingress = await startIngress({
+      verifier: standardWebhooksVerifier([secret]),
+      store,
+      router: outcomeRouter({ store, client: stack.temporal }),
+    });
+    try {
+      for (const body of [statusEvent(`down-${randomUUID()}`, 'delivered'), { event: 'message.delivered' }]) {
+        const response = await post(body, { secret, url: ingress.webhookUrl });
+        expect(response.status).toBe(503);
+        expect(await response.json()).toMatchObject({ code: 'store_unavailable' });
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    } finally {
+      await ingress.close();
     }
   });
 });

@@ -21,7 +21,6 @@ describe('workflow replay', () => {
     expect([...types].sort()).toEqual([
       'awaitMessage',
       'checkContacts',
-      'messageStatus',
       'otpVerification',
       'sendSms',
       'smsCampaign',

@@ -1,93 +1,159 @@
-/** The ingress's HTTP edges, with a recording signaler in place of Temporal (a faked collaborator). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * The ingress's HTTP edges, with a recording router and an in-memory store of rejected events in place of
+ * the message store and Temporal (faked collaborators): what is answered, and what reaches each of them.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
 import type { MessageStatusEvent } from '../../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../../src/api/signature.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
-import { TemporalUnavailableError } from '../../src/ingress/signaler.js';
+import { StoreUnavailableError, TemporalUnavailableError } from '../../src/ingress/outcome-router.js';
 import { standardWebhooksVerifier } from '../../src/ingress/verifier.js';
+
+type Failure = 'store' | 'temporal' | 'rejected-store' | undefined;
+
+function statusEvent(providerMessageId: string, status: 'delivered' | 'failed' = 'delivered'): MessageStatusEvent {
+  return {
+    event: `message.${status}`,
+    mobile_number: '+2348012345678',
+    provider_message_id: providerMessageId,
+    status,
+    timestamp: formatTimestamp(new Date()),
+  };
+}
 
 describe('ingress app', () => {
   const secret = generateWebhookSecret();
-  const delivered: MessageStatusEvent[] = [];
-  let temporalUp = true;
+  const routed: Array<{ events: MessageStatusEvent[]; deliveryId: string }> = [];
+  const rejected: Array<{ reason: string; event: unknown }> = [];
+  let failure: Failure;
   let ingress: RunningIngress;
 
-  const signedPost = (body: string) =>
+  const signedPost = (body: string, id = 'msg_1') =>
     fetch(ingress.webhookUrl, {
       method: 'POST',
-      headers: signWebhook([secret], 'msg_1', Math.floor(Date.now() / 1000), body),
+      headers: signWebhook([secret], id, Math.floor(Date.now() / 1000), body),
       body,
     });
 
   beforeAll(async () => {
     ingress = await startIngress({
       verifier: standardWebhooksVerifier([secret]),
-      signaler: {
-        async deliver(events) {
-          if (!temporalUp) throw new TemporalUnavailableError('down');
-          delivered.push(...events);
+      store: {
+        async recordRejected(reason, event) {
+          if (failure === 'rejected-store') throw new Error('SQLITE_BUSY: database is locked');
+          rejected.push({ reason, event });
         },
       },
-      isReady: async () => temporalUp,
+      router: {
+        async deliver(events, deliveryId) {
+          if (failure === 'store') throw new StoreUnavailableError('down');
+          if (failure === 'temporal') throw new TemporalUnavailableError('down');
+          routed.push({ events, deliveryId });
+        },
+      },
+      isReady: async () => failure === undefined,
       maxBodyBytes: 2048,
     });
   });
   afterAll(async () => {
     await ingress?.close();
   });
+  beforeEach(() => {
+    routed.length = 0;
+    rejected.length = 0;
+    failure = undefined;
+  });
 
-  it('answers health always, and readiness only while Temporal is reachable', async () => {
+  it('answers health always, and readiness only while its dependencies are reachable', async () => {
     expect((await fetch(`${ingress.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${ingress.url}/readyz`)).status).toBe(200);
-    temporalUp = false;
-    try {
-      expect((await fetch(`${ingress.url}/readyz`)).status).toBe(503);
-      expect((await fetch(`${ingress.url}/healthz`)).status).toBe(200);
-    } finally {
-      temporalUp = true;
-    }
+    failure = 'temporal';
+    expect((await fetch(`${ingress.url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${ingress.url}/healthz`)).status).toBe(200);
   });
 
-  it('signals a valid event and acknowledges only then', async () => {
-    const event = {
-      event: 'message.failed',
-      mobile_number: '+2348012345678',
-      provider_message_id: 'msg_a',
-      status: 'failed',
-      timestamp: formatTimestamp(new Date()),
-    };
-    const response = await signedPost(JSON.stringify(event));
+  it('routes a valid event with its delivery id and acknowledges it', async () => {
+    const event = statusEvent('msg_a', 'failed');
+    const response = await signedPost(JSON.stringify(event), 'msg_delivery_a');
     expect(response.status).toBe(200);
-    expect(delivered.at(-1)).toEqual(event);
+    expect(await response.json()).toEqual({ received: 1, rejected: [] });
+    expect(routed).toEqual([{ events: [event], deliveryId: 'msg_delivery_a' }]);
+    expect(rejected).toEqual([]);
   });
 
-  it('answers 503 with Retry-After when the signals cannot be delivered', async () => {
-    temporalUp = false;
-    try {
-      const event = {
-        event: 'message.delivered',
-        mobile_number: '+2348012345678',
-        provider_message_id: 'msg_b',
-        status: 'delivered',
-        timestamp: formatTimestamp(new Date()),
-      };
-      const response = await signedPost(JSON.stringify(event));
-      expect(response.status).toBe(503);
-      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-    } finally {
-      temporalUp = true;
-    }
+  it('refuses a body with a bad signature with 401, recording and routing nothing', async () => {
+    const body = JSON.stringify(statusEvent('msg_forged'));
+    const forged = await fetch(ingress.webhookUrl, {
+      method: 'POST',
+      headers: signWebhook([generateWebhookSecret()], 'msg_f', Math.floor(Date.now() / 1000), body),
+      body,
+    });
+    expect(forged.status).toBe(401);
+    expect(await forged.json()).toMatchObject({ code: 'bad_signature' });
+    const unsigned = await fetch(ingress.webhookUrl, { method: 'POST', body: 'not even json' });
+    expect(unsigned.status).toBe(401);
+    expect(routed).toEqual([]);
+    expect(rejected).toEqual([]);
+  });
+
+  it('routes the good events of a batch, and keeps and names the malformed one', async () => {
+    const good = [statusEvent('msg_b1'), statusEvent('msg_b2', 'failed')];
+    const bad = { ...statusEvent('msg_b3'), status: 'failed' }; // status does not match the event kind
+    const response = await signedPost(
+      JSON.stringify({ type: 'message.status.batch', events: [good[0], bad, good[1]] }),
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { received: number; rejected: Array<{ index: number; reason: string }> };
+    expect(body.received).toBe(2);
+    expect(body.rejected).toEqual([{ index: 1, reason: expect.stringContaining('status') }]);
+    expect(routed.flatMap((r) => r.events)).toEqual(good);
+    expect(rejected).toEqual([{ reason: body.rejected[0]!.reason, event: bad }]);
+  });
+
+  it('keeps and names an authentic body that is not JSON', async () => {
+    const response = await signedPost('{"event": "message.deliv');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      received: 0,
+      rejected: [{ index: 0, reason: 'the body is not valid JSON' }],
+    });
+    expect(rejected).toEqual([{ reason: 'the body is not valid JSON', event: '{"event": "message.deliv' }]);
+    expect(routed.flatMap((r) => r.events)).toEqual([]);
+  });
+
+  it('answers 503 store_unavailable with Retry-After when the store cannot record the events', async () => {
+    failure = 'store';
+    const response = await signedPost(JSON.stringify(statusEvent('msg_c')));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'store_unavailable' });
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('answers 503 store_unavailable, not 500, when the store cannot keep a rejected event', async () => {
+    failure = 'rejected-store';
+    const response = await signedPost(JSON.stringify({ event: 'message.delivered' }));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'store_unavailable' });
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('answers 503 temporal_unavailable with Retry-After when the signals cannot be delivered', async () => {
+    failure = 'temporal';
+    const response = await signedPost(JSON.stringify(statusEvent('msg_d')));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'temporal_unavailable' });
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('refuses an oversized body with 413 and unknown paths with a JSON 404', async () => {
-    const before = delivered.length;
     const response = await signedPost('x'.repeat(4096));
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
     const unknown = await fetch(`${ingress.url}/elsewhere`, { method: 'POST' });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ code: 'not_found' });
-    expect(delivered.length).toBe(before);
+    expect(routed).toEqual([]);
+    expect(rejected).toEqual([]);
   });
 });
