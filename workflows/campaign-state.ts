@@ -136,6 +136,42 @@ export class Outstanding {
   }
 }
 
+/**
+ * Outcomes signalled for messages the campaign does not await yet: a chunk's send activity records its
+ * messages in the store before it completes, so their outcomes can be signalled before the workflow sees
+ * the send's answer (the SDK may even hand the signal over first within one workflow task). Held while
+ * sends are in flight and claimed when a chunk's answer names them; what no answer claims is cleared once
+ * no send is in flight.
+ */
+export class EarlyOutcomes<T extends { providerMessageId: string }> {
+  private readonly held = new Map<string, T>();
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  /** Holds the outcomes of `outcomes` that are not among `counted`. */
+  hold(outcomes: readonly T[], counted: readonly T[]): void {
+    const done = new Set(counted.map((o) => o.providerMessageId));
+    for (const outcome of outcomes) {
+      if (!done.has(outcome.providerMessageId)) this.held.set(outcome.providerMessageId, outcome);
+    }
+  }
+
+  /** Takes the held outcomes of these messages. */
+  claim(ids: readonly string[]): T[] {
+    return ids.flatMap((id) => {
+      const outcome = this.held.get(id);
+      this.held.delete(id);
+      return outcome ? [outcome] : [];
+    });
+  }
+
+  clear(): void {
+    this.held.clear();
+  }
+}
+
 /** A chunk the provider accepted: its messages now await their outcome until `deadline`. */
 export function recordChunkSent(
   state: CampaignState,
