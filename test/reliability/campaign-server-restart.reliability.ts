@@ -15,6 +15,7 @@ import { METRICS } from '../../src/definitions/metric-names.js';
 import type { RunningStack } from '../../src/stack.js';
 import { type DevServer, startDevServer } from '../../src/temporal/dev-server.js';
 import { startTestStack } from '../support/stack.js';
+import { sharedStoreFile } from '../support/store-file.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
 import { waitFor } from '../support/wait-for.js';
@@ -45,11 +46,13 @@ describe('campaign through a Temporal server restart', () => {
   let stack: RunningStack;
   const workers: WorkerProcess[] = [];
   const sandboxLog: string[] = [];
+  const store = sharedStoreFile();
   beforeAll(async () => {
     server = await startDevServer({ dbFile });
     stack = await startTestStack({
       temporal: { address: server.address, namespace: server.namespace },
       startWorker: false,
+      store: { file: store.file },
       // Outcomes 8.2 s after each send: the final events of the chunk sent just before the stop arrive while
       // the server is down, however long its graceful stop takes (up to 5 s, serving meanwhile).
       // The ingress gives up on Temporal within about 4.5 s (2 signal attempts of 2 s) and answers 503; the
@@ -67,6 +70,7 @@ describe('campaign through a Temporal server restart', () => {
     await stack?.close();
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
+    store.remove();
   });
 
   it(
@@ -76,6 +80,7 @@ describe('campaign through a Temporal server restart', () => {
       const started = Date.now();
       const audience = campaignAudience(RECIPIENTS);
       const worker = startWorkerProcess(stack, {
+        ...store.env,
         TEMPORAL_ADDRESS: server.address,
         TEMPORAL_NAMESPACE: server.namespace,
       });
@@ -109,7 +114,7 @@ describe('campaign through a Temporal server restart', () => {
           await sleep(2_000);
         }
       }
-      const audit = await auditCampaign(stack, audience, result);
+      const audit = await auditCampaign(stack, audience, result, run.workflowId);
       const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
       const accepted = await ingressDeliveries(stack, 200);
       // Answers to deliveries made while the server was away.
@@ -140,12 +145,13 @@ describe('campaign through a Temporal server restart', () => {
       // The same worker process carried on once the server was back (it reconnected, nobody restarted it).
       expect(worker.child.exitCode).toBeNull();
       expect(worker.child.signalCode).toBeNull();
-      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, wrong: 0, charges: RECIPIENTS });
       expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
       expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
       expect(audit.sandboxCounts).toEqual(result.counts);
-      // The provider's retries got every refused delivery through: none abandoned. (The message workflows
-      // wait 6 hours before asking the provider themselves, so every counted outcome came by webhook.)
+      expect(audit.storeCounts).toEqual(result.counts);
+      // The provider's retries got every refused delivery through: none abandoned. (The campaign waits 6 hours
+      // before asking the provider itself, so every counted outcome came by webhook.)
       expect(abandoned).toBe(0);
       // Each message's final event was accepted at least once (one event per delivery on this endpoint).
       expect(accepted).toBeGreaterThanOrEqual(RECIPIENTS);

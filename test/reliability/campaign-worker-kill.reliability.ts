@@ -2,11 +2,13 @@
  * A 2,000-recipient campaign whose worker process is killed with SIGKILL three times (each time while a
  * chunk's send request is in flight when one can be caught) and replaced. The campaign must complete,
  * the provider's ledger must show every recipient charged exactly once, and every message must be
- * counted in the state the provider recorded.
+ * counted in the state the provider recorded, that state also held by the message store the workers and
+ * the ingress share (a SQLite file).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
+import { sharedStoreFile } from '../support/store-file.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
 import { waitFor } from '../support/wait-for.js';
@@ -22,13 +24,15 @@ const PENDING_ACTIVITY_STATE_STARTED = 2;
 describe('campaign through worker kill -9', () => {
   let stack: RunningStack;
   const workers: WorkerProcess[] = [];
+  const store = sharedStoreFile();
   beforeAll(async () => {
     // The provider holds each send for 300 ms, so a kill can land while a chunk's request is in flight.
-    stack = await startTestStack({ startWorker: false, sandbox: { sendLatencyMs: 300 } });
+    stack = await startTestStack({ startWorker: false, store: { file: store.file }, sandbox: { sendLatencyMs: 300 } });
   });
   afterAll(async () => {
     for (const worker of workers) await worker.kill();
     await stack?.close();
+    store.remove();
   });
 
   it(
@@ -37,7 +41,7 @@ describe('campaign through worker kill -9', () => {
     async () => {
       const started = Date.now();
       const audience = campaignAudience(RECIPIENTS);
-      workers.push(startWorkerProcess(stack));
+      workers.push(startWorkerProcess(stack, store.env));
       const run = await stack.msgflow.startCampaign({
         sender: 'ACME',
         message: 'kill -9 reminder',
@@ -65,11 +69,11 @@ describe('campaign through worker kill -9', () => {
         );
         if (inFlight) killsInFlight++;
         await workers.at(-1)!.kill();
-        workers.push(startWorkerProcess(stack));
+        workers.push(startWorkerProcess(stack, store.env));
       }
 
       const result = await run.result();
-      const audit = await auditCampaign(stack, audience, result);
+      const audit = await auditCampaign(stack, audience, result, run.workflowId);
       const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
       const retries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
       printSummary(
@@ -88,10 +92,11 @@ describe('campaign through worker kill -9', () => {
       );
 
       expect(workers.slice(0, -1).every((w) => w.child.signalCode === 'SIGKILL')).toBe(true);
-      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, wrong: 0, charges: RECIPIENTS });
       expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
       expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
       expect(audit.sandboxCounts).toEqual(result.counts);
+      expect(audit.storeCounts).toEqual(result.counts);
       expect(activities.failed).toBe(0);
     },
   );

@@ -14,7 +14,13 @@ export interface WorkerProcess {
   output(): string;
 }
 
-export function startWorkerProcess(stack: RunningStack, env: Record<string, string> = {}): WorkerProcess {
+/**
+ * `env` must name the stack's message store (MSGFLOW_STORE_FILE or MSGFLOW_DATABASE_URL, see store-file.ts):
+ * the worker records its messages there, and the stack's ingress looks for their waiters there.
+ */
+export function startWorkerProcess(stack: RunningStack, env: Record<string, string>): WorkerProcess {
+  if (!env.MSGFLOW_STORE_FILE && !env.MSGFLOW_DATABASE_URL)
+    throw new Error("a worker process needs the stack's message store: MSGFLOW_STORE_FILE or MSGFLOW_DATABASE_URL");
   const temporal = inject('temporal');
   let output = '';
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
