@@ -25,8 +25,8 @@ it('fails the transaction whose connection was ended between statements, then se
   await admin.connect();
   try {
     const failed = driver.transaction(async (tx) => {
-      const [{ pid }] = await tx.all<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      const [session] = await tx.all<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await admin.query('SELECT pg_terminate_backend($1)', [session!.pid]);
       // The server's FATAL message reaches the client while no statement of it is running.
       await sleep(300);
       return tx.all('SELECT 1 AS one');
