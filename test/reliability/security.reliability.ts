@@ -155,7 +155,7 @@ describe('security', () => {
       const id = `replayed-${randomUUID()}`;
       // A workflow already waits for the message: it must be told the first final state, and only that one.
       const waiter = await stack.msgflow.awaitMessage(id);
-      await expect.poll(async () => (await stack.store.message(id))?.waiters.length ?? 0).toBe(1);
+      await expect.poll(async () => (await stack.store.message(id))?.waiters.length ?? 0, { timeout: 30_000 }).toBe(1);
       const first = JSON.stringify(event(id));
       const firstId = `evt_${randomUUID()}`;
       const headers = signWebhook([stack.webhookSecret], firstId, Math.floor(Date.now() / 1000), first);
