@@ -88,7 +88,9 @@ export async function startPostgres(): Promise<TestPostgres> {
     try {
       await action();
     } catch (error) {
-      throw new Error(`PostgreSQL ${what} failed: ${String(error ?? '')}\n${log.slice(-20).join('')}`);
+      throw new Error(`PostgreSQL ${what} failed: ${String(error ?? '')}\n${log.slice(-20).join('')}`, {
+        cause: error,
+      });
     }
   };
   await withLog('initdb', () => server.initialise());
