@@ -67,7 +67,22 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   /** A failure no retry fixed, acted on once the sends in progress have answered. */
   let failure: { what: string; error: unknown } | null = null;
 
-  const settle = (outcomes: MessageOutcome[]) => countMessageOutcomes(recordOutcomes(state, outstanding, outcomes));
+  /**
+   * Outcomes signalled for messages this run does not await (yet): the ingress signals as soon as a chunk's
+   * messages are recorded, which can be before the workflow sees the chunk's send answer; the SDK even
+   * hands a signal to its handler before an activity result of the same task. Kept while sends are in
+   * flight and settled when their chunk's answer comes (duplicates of settled outcomes wait here in vain
+   * and go when no send is in flight, as no answer can then bring new ids).
+   */
+  const early = new Map<string, MessageOutcome>();
+  const settle = (outcomes: MessageOutcome[]) => {
+    const counted = recordOutcomes(state, outstanding, outcomes);
+    countMessageOutcomes(counted);
+    if (sending.size === 0 || counted.length === outcomes.length) return;
+    const done = new Set(counted.map((o) => o.providerMessageId));
+    for (const outcome of outcomes)
+      if (!done.has(outcome.providerMessageId)) early.set(outcome.providerMessageId, outcome);
+  };
 
   // Handlers first, synchronously: signals buffered before this run started are delivered as soon as they exist.
   onMessageOutcomes(settle);
@@ -158,12 +173,17 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       .then(
         (sent) => {
           recordChunkSent(state, outstanding, chunk.number, sent, Date.now() + waitWindowMs);
-          settle(sent.alreadyFinal);
+          const signalledEarly = sent.providerMessageIds.flatMap((id) => early.get(id) ?? []);
+          for (const id of sent.providerMessageIds) early.delete(id);
+          settle([...sent.alreadyFinal, ...signalledEarly]);
         },
         // The chunk stays pending: resuming sends it again under the same key.
         (error: unknown) => void (failure ??= { what: `sending chunk ${chunk.number}`, error }),
       )
-      .finally(() => sending.delete(chunk.number));
+      .finally(() => {
+        sending.delete(chunk.number);
+        if (sending.size === 0) early.clear();
+      });
   }
 
   if (state.runs === 1) tagForOperators(input);
