@@ -197,7 +197,7 @@ describe('webhook chaos', () => {
           fromWaiters,
         ),
       );
-      const charged = await reconcileCharges(
+      const charged = reconcileCharges(
         await stack.admin.ledger(stack.accountId!),
         [...directIds, ...workflowIds],
         truth.keys(),

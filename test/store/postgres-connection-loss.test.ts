@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 it('fails the transaction whose connection was ended between statements, then serves the next one', async () => {
-  const driver = openPostgresDriver(url, 1);
+  // Awaited: the opener may load pg lazily (an optional package).
+  const driver = await openPostgresDriver(url, 1);
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {

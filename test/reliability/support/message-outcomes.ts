@@ -110,11 +110,11 @@ export function reconcileDelivered(
  * send; a message of ours never charged means the provider never took it) and no provider message we do not
  * know of (a send repeated under a new key).
  */
-export async function reconcileCharges(
+export function reconcileCharges(
   charges: ReadonlyArray<{ kind: string; reference?: string | null }>,
   sentIds: readonly string[],
   providerIds: Iterable<string>,
-): Promise<OutcomeVerdict> {
+): OutcomeVerdict {
   const verdict = noFaults();
   const charged = new Map<string, number>();
   for (const charge of charges.filter((c) => c.kind === 'sms'))
