@@ -68,21 +68,25 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   let failure: { what: string; error: unknown } | null = null;
 
   /**
-   * Outcomes signalled for messages this run does not await (yet): the ingress signals as soon as a chunk's
-   * messages are recorded, which can be before the workflow sees the chunk's send answer; the SDK even
-   * hands a signal to its handler before an activity result of the same task. Kept while sends are in
-   * flight and settled when their chunk's answer comes (duplicates of settled outcomes wait here in vain
-   * and go when no send is in flight, as no answer can then bring new ids).
+   * Outcomes signalled while a chunk send was in progress, for messages not awaited yet: the activity
+   * records a chunk's messages in the store before it completes, so their events (and signals) can arrive
+   * before its result does. Kept until the chunk's result names them; dropped once no send is in progress.
    */
   const early = new Map<string, MessageOutcome>();
   const settle = (outcomes: MessageOutcome[]) => {
     const counted = recordOutcomes(state, outstanding, outcomes);
     countMessageOutcomes(counted);
     if (sending.size === 0 || counted.length === outcomes.length) return;
-    const done = new Set(counted.map((o) => o.providerMessageId));
+    const settled = new Set(counted.map((o) => o.providerMessageId));
     for (const outcome of outcomes)
-      if (!done.has(outcome.providerMessageId)) early.set(outcome.providerMessageId, outcome);
+      if (!settled.has(outcome.providerMessageId)) early.set(outcome.providerMessageId, outcome);
   };
+  const takeEarly = (ids: string[]) =>
+    ids.flatMap((id) => {
+      const outcome = early.get(id);
+      early.delete(id);
+      return outcome ? [outcome] : [];
+    });
 
   // Handlers first, synchronously: signals buffered before this run started are delivered as soon as they exist.
   onMessageOutcomes(settle);
@@ -173,9 +177,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       .then(
         (sent) => {
           recordChunkSent(state, outstanding, chunk.number, sent, Date.now() + waitWindowMs);
-          const signalledEarly = sent.providerMessageIds.flatMap((id) => early.get(id) ?? []);
-          for (const id of sent.providerMessageIds) early.delete(id);
-          settle([...sent.alreadyFinal, ...signalledEarly]);
+          settle([...sent.alreadyFinal, ...takeEarly(sent.providerMessageIds)]);
         },
         // The chunk stays pending: resuming sends it again under the same key.
         (error: unknown) => void (failure ??= { what: `sending chunk ${chunk.number}`, error }),
