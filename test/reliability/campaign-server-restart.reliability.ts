@@ -15,7 +15,6 @@ import { METRICS } from '../../src/definitions/metric-names.js';
 import type { RunningStack } from '../../src/stack.js';
 import { type DevServer, startDevServer } from '../../src/temporal/dev-server.js';
 import { startTestStack } from '../support/stack.js';
-import { sharedStoreFile } from '../support/store-file.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
 import { waitFor } from '../support/wait-for.js';
@@ -46,13 +45,11 @@ describe('campaign through a Temporal server restart', () => {
   let stack: RunningStack;
   const workers: WorkerProcess[] = [];
   const sandboxLog: string[] = [];
-  const store = sharedStoreFile();
   beforeAll(async () => {
     server = await startDevServer({ dbFile });
     stack = await startTestStack({
       temporal: { address: server.address, namespace: server.namespace },
       startWorker: false,
-      store: { file: store.file },
       // Outcomes 8.2 s after each send: the final events of the chunk sent just before the stop arrive while
       // the server is down, however long its graceful stop takes (up to 5 s, serving meanwhile).
       // The ingress gives up on Temporal within about 4.5 s (2 signal attempts of 2 s) and answers 503; the
@@ -70,7 +67,6 @@ describe('campaign through a Temporal server restart', () => {
     await stack?.close();
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
-    store.remove();
   });
 
   it(
@@ -80,7 +76,6 @@ describe('campaign through a Temporal server restart', () => {
       const started = Date.now();
       const audience = campaignAudience(RECIPIENTS);
       const worker = startWorkerProcess(stack, {
-        ...store.env,
         TEMPORAL_ADDRESS: server.address,
         TEMPORAL_NAMESPACE: server.namespace,
       });

@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
-import { sharedStoreFile } from '../support/store-file.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
 import { waitFor } from '../support/wait-for.js';
@@ -24,15 +23,13 @@ const PENDING_ACTIVITY_STATE_STARTED = 2;
 describe('campaign through worker kill -9', () => {
   let stack: RunningStack;
   const workers: WorkerProcess[] = [];
-  const store = sharedStoreFile();
   beforeAll(async () => {
     // The provider holds each send for 300 ms, so a kill can land while a chunk's request is in flight.
-    stack = await startTestStack({ startWorker: false, store: { file: store.file }, sandbox: { sendLatencyMs: 300 } });
+    stack = await startTestStack({ startWorker: false, sandbox: { sendLatencyMs: 300 } });
   });
   afterAll(async () => {
     for (const worker of workers) await worker.kill();
     await stack?.close();
-    store.remove();
   });
 
   it(
@@ -41,7 +38,7 @@ describe('campaign through worker kill -9', () => {
     async () => {
       const started = Date.now();
       const audience = campaignAudience(RECIPIENTS);
-      workers.push(startWorkerProcess(stack, store.env));
+      workers.push(startWorkerProcess(stack));
       const run = await stack.msgflow.startCampaign({
         sender: 'ACME',
         message: 'kill -9 reminder',
@@ -69,7 +66,7 @@ describe('campaign through worker kill -9', () => {
         );
         if (inFlight) killsInFlight++;
         await workers.at(-1)!.kill();
-        workers.push(startWorkerProcess(stack, store.env));
+        workers.push(startWorkerProcess(stack));
       }
 
       const result = await run.result();

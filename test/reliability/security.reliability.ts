@@ -6,7 +6,7 @@
  * message store's rows hold no number in clear (the store still reads them back, and finds messages by
  * number). The stack, the worker process and the store all run with the key, as in production.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
@@ -26,10 +26,8 @@ import { createLogger } from '../../src/log.js';
 import { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys } from '../../src/starter/otp.js';
-import { keyRingOf } from '../../src/temporal/data-converter.js';
 import { rawHistory } from '../ops/support.js';
-import { startTestStack } from '../support/stack.js';
-import { sharedStoreFile } from '../support/store-file.js';
+import { childStoreEnv, startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { printSummary } from './support/summary.js';
 
@@ -43,9 +41,7 @@ describe('security', () => {
   let stack: RunningStack;
   let worker: WorkerProcess;
   const stackLog: string[] = [];
-  const store = sharedStoreFile();
   const encryptionKey = `k1:${generateKey()}`;
-  const lookupKey = randomBytes(32);
   const otp = generateOtpKeys();
   /** Workflows whose raw histories are scanned at the end. */
   const historyIds: string[] = [];
@@ -57,20 +53,16 @@ describe('security', () => {
       logger: createLogger('stack', { level: 'debug', write: (line) => stackLog.push(line) }),
       encryptionKey,
       otpKeys: otp.keys,
-      store: { file: store.file, encryption: { ring: keyRingOf(encryptionKey), lookupKey } },
     });
     worker = startWorkerProcess(stack, {
-      ...store.env,
       ...otp.env,
       MSGFLOW_ENCRYPTION_KEY: encryptionKey,
-      MSGFLOW_STORE_LOOKUP_KEY: lookupKey.toString('base64'),
       MSGFLOW_LOG_LEVEL: 'debug',
     });
   });
   afterAll(async () => {
     await worker?.kill();
     await stack?.close();
-    store.remove();
     printSummary('security', {
       refused: Object.values(refusals).reduce((a, b) => a + b, 0),
       ...refusals,
@@ -322,7 +314,8 @@ describe('security', () => {
       }
 
       // The store's rows as the database file holds them: no number in clear, in any table or column.
-      const db = new Database(store.file, { readonly: true, fileMustExist: true });
+      // startTestStack keeps the store of a stack without its own worker in a file, encrypted under its key.
+      const db = new Database(childStoreEnv(stack).MSGFLOW_STORE_FILE!, { readonly: true, fileMustExist: true });
       try {
         const tables = db
           .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")

@@ -18,7 +18,6 @@ import type { MessageOutcome } from '../../src/definitions/message-outcomes.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
-import { sharedStoreFile } from '../support/store-file.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { type ChaosIngress, startChaosIngress } from './support/chaos-ingress.js';
@@ -55,7 +54,6 @@ describe('webhook chaos', () => {
   let stack: RunningStack;
   let chaos: ChaosIngress;
   let worker: WorkerProcess;
-  const store = sharedStoreFile();
   const sendOrder = new Map<string, number>();
   const secrets: string[] = [];
   const sandboxLog: string[] = [];
@@ -63,10 +61,10 @@ describe('webhook chaos', () => {
 
   beforeAll(async () => {
     // The worker runs in its own process, so it does not share an event loop with the sandbox and the
-    // ingress (this process): three processes, two cores, one store file.
+    // ingress (this process): three processes, two cores, one store (the stack's SQLite file, which
+    // startTestStack shares with worker processes).
     stack = await startTestStack({
       startWorker: false,
-      store: { file: store.file },
       sandbox: {
         log: (line) => sandboxLog.push(line),
         webhooks: {
@@ -87,7 +85,7 @@ describe('webhook chaos', () => {
       faults: { refuseProbability: 0.02, unsignalledProbability: 0.05, partialBatchProbability: 0.2, random },
       orderOf: (id) => sendOrder.get(id),
     });
-    worker = startWorkerProcess(stack, store.env);
+    worker = startWorkerProcess(stack);
     // The stack's endpoint (single bodies) now delivers to the chaos ingress, and a batch endpoint beside it.
     const [single] = await stack.messaging.webhooks.list().toArray();
     secrets.push(stack.webhookSecret);
@@ -100,7 +98,6 @@ describe('webhook chaos', () => {
     await chaos?.close();
     await worker?.kill();
     await stack?.close();
-    store.remove();
   });
 
   /** Fails at once, with what it said last, when the worker process has died: nothing could progress. */

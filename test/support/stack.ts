@@ -1,12 +1,19 @@
 /**
  * The whole stack for end-to-end tests: the real sandbox over HTTP, the real ingress, a real worker, all
- * against the test run's shared Temporal dev server, on a task queue of their own.
+ * against the test run's shared Temporal dev server, on a task queue of their own. A stack whose workers
+ * run elsewhere (`startWorker: false`) keeps its message store in a SQLite file of its own, which worker
+ * processes open too (`childStoreEnv`): the ingress and the workers must share one store.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { type RunningStack, type StackOptions, startStack } from '../../src/stack.js';
 import { bundleMsgflowWorkflows } from '../../src/worker.js';
+import { keyRingOf } from '../../src/temporal/data-converter.js';
+import type { MessageStoreOptions } from '../../src/store/index.js';
 import { FAST_TIMINGS } from './sandbox.js';
 
 // The SDK's INFO lines (worker state changes) would drown the test report.
@@ -24,21 +31,66 @@ export async function startTestStack(
   overrides: Partial<Omit<StackOptions, 'sandbox'>> & { sandbox?: StackOptions['sandbox'] } = {},
 ): Promise<RunningStack> {
   const { sandbox, ...rest } = overrides;
-  return startStack({
-    temporal: inject('temporal'),
-    taskQueue: `e2e-${randomUUID()}`,
-    workflowBundle: await testWorkflowBundle(),
-    ratePerMinute: 60_000,
-    initialBalance: 1_000_000,
-    ...rest,
-    sandbox: {
-      port: 0,
-      db: ':memory:',
-      log: () => {},
-      ...FAST_TIMINGS,
-      ...sandbox,
-      carrier: { ...FAST_TIMINGS.carrier, ...sandbox?.carrier },
-      webhooks: { ...FAST_TIMINGS.webhooks, ...sandbox?.webhooks },
+  const shared = rest.startWorker === false && !rest.store ? sharedStoreFile(rest.encryptionKey) : undefined;
+  try {
+    const stack = await startStack({
+      temporal: inject('temporal'),
+      taskQueue: `e2e-${randomUUID()}`,
+      workflowBundle: await testWorkflowBundle(),
+      ratePerMinute: 60_000,
+      initialBalance: 1_000_000,
+      ...rest,
+      ...(shared ? { store: shared.options } : {}),
+      sandbox: {
+        port: 0,
+        db: ':memory:',
+        log: () => {},
+        ...FAST_TIMINGS,
+        ...sandbox,
+        carrier: { ...FAST_TIMINGS.carrier, ...sandbox?.carrier },
+        webhooks: { ...FAST_TIMINGS.webhooks, ...sandbox?.webhooks },
+      },
+    });
+    if (!shared) return stack;
+    const running: RunningStack = {
+      ...stack,
+      close: async () => {
+        await stack.close();
+        shared.remove();
+      },
+    };
+    childEnvs.set(running, shared.env);
+    return running;
+  } catch (error) {
+    shared?.remove();
+    throw error;
+  }
+}
+
+const childEnvs = new WeakMap<RunningStack, Record<string, string>>();
+
+/** The environment a worker process needs to open `stack`'s message store (empty for an in-memory store). */
+export function childStoreEnv(stack: RunningStack): Record<string, string> {
+  return childEnvs.get(stack) ?? {};
+}
+
+interface SharedStoreFile {
+  options: MessageStoreOptions;
+  env: Record<string, string>;
+  remove(): void;
+}
+
+/** A store file in a fresh temporary directory; encrypted under `encryptionKey` with a lookup key to share. */
+function sharedStoreFile(encryptionKey: string | undefined): SharedStoreFile {
+  const dir = mkdtempSync(join(tmpdir(), 'msgflow-store-'));
+  const file = join(dir, 'msgflow.db');
+  const lookupKey = randomBytes(32);
+  return {
+    options: encryptionKey ? { file, encryption: { ring: keyRingOf(encryptionKey), lookupKey } } : { file },
+    env: {
+      MSGFLOW_STORE_FILE: file,
+      ...(encryptionKey ? { MSGFLOW_STORE_LOOKUP_KEY: lookupKey.toString('base64') } : {}),
     },
-  });
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -1,4 +1,7 @@
-/** A msgflow worker in a child process (`msgflow worker`), so a test can kill it like a crash would. */
+/**
+ * A msgflow worker in a child process (`msgflow worker`), so a test can kill it like a crash would. It opens
+ * the stack's message store (a file: see startTestStack).
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -6,6 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
+import { childStoreEnv } from './stack.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -14,13 +18,7 @@ export interface WorkerProcess {
   output(): string;
 }
 
-/**
- * `env` must name the stack's message store (MSGFLOW_STORE_FILE or MSGFLOW_DATABASE_URL, see store-file.ts):
- * the worker records its messages there, and the stack's ingress looks for their waiters there.
- */
-export function startWorkerProcess(stack: RunningStack, env: Record<string, string>): WorkerProcess {
-  if (!env.MSGFLOW_STORE_FILE && !env.MSGFLOW_DATABASE_URL)
-    throw new Error("a worker process needs the stack's message store: MSGFLOW_STORE_FILE or MSGFLOW_DATABASE_URL");
+export function startWorkerProcess(stack: RunningStack, env: Record<string, string> = {}): WorkerProcess {
   const temporal = inject('temporal');
   let output = '';
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -37,6 +35,7 @@ export function startWorkerProcess(stack: RunningStack, env: Record<string, stri
       MSGFLOW_API_TOKEN: stack.token,
       MSGFLOW_RATE_LIMIT_PER_MINUTE: '60000',
       MSGFLOW_LOG_LEVEL: 'warn',
+      ...childStoreEnv(stack),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
