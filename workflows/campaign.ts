@@ -67,26 +67,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   /** A failure no retry fixed, acted on once the sends in progress have answered. */
   let failure: { what: string; error: unknown } | null = null;
 
-  /**
-   * Outcomes signalled while a chunk send was in progress, for messages not awaited yet: the activity
-   * records a chunk's messages in the store before it completes, so their events (and signals) can arrive
-   * before its result does. Kept until the chunk's result names them; dropped once no send is in progress.
-   */
-  const early = new Map<string, MessageOutcome>();
-  const settle = (outcomes: MessageOutcome[]) => {
-    const counted = recordOutcomes(state, outstanding, outcomes);
-    countMessageOutcomes(counted);
-    if (sending.size === 0 || counted.length === outcomes.length) return;
-    const settled = new Set(counted.map((o) => o.providerMessageId));
-    for (const outcome of outcomes)
-      if (!settled.has(outcome.providerMessageId)) early.set(outcome.providerMessageId, outcome);
-  };
-  const takeEarly = (ids: string[]) =>
-    ids.flatMap((id) => {
-      const outcome = early.get(id);
-      early.delete(id);
-      return outcome ? [outcome] : [];
-    });
+  const settle = (outcomes: MessageOutcome[]) => countMessageOutcomes(recordOutcomes(state, outstanding, outcomes));
 
   // Handlers first, synchronously: signals buffered before this run started are delivered as soon as they exist.
   onMessageOutcomes(settle);
@@ -177,15 +158,12 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       .then(
         (sent) => {
           recordChunkSent(state, outstanding, chunk.number, sent, Date.now() + waitWindowMs);
-          settle([...sent.alreadyFinal, ...takeEarly(sent.providerMessageIds)]);
+          settle(sent.alreadyFinal);
         },
         // The chunk stays pending: resuming sends it again under the same key.
         (error: unknown) => void (failure ??= { what: `sending chunk ${chunk.number}`, error }),
       )
-      .finally(() => {
-        sending.delete(chunk.number);
-        if (sending.size === 0) early.clear();
-      });
+      .finally(() => sending.delete(chunk.number));
   }
 
   if (state.runs === 1) tagForOperators(input);
