@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../src/definitions/metric-names.js';
 import type { RunningStack } from '../../src/stack.js';
@@ -22,6 +21,7 @@ import { waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
 import { activityReport } from './support/histories.js';
+import { deliveryStates, settled } from './support/sandbox-deliveries.js';
 import { printSummary } from './support/summary.js';
 
 const RECIPIENTS = Number(process.env.MSGFLOW_RELIABILITY_OUTAGE_RECIPIENTS ?? 2000);
@@ -51,20 +51,6 @@ describe('campaign through a message store (PostgreSQL) outage', () => {
   let stack: RunningStack;
   let worker: WorkerProcess;
   const sandboxLog: string[] = [];
-
-  /** The provider's webhook deliveries by state (pending, delivered, failed…), read from its database. */
-  const deliveryStates = (): Record<string, number> => {
-    const db = new Database(sandboxDb, { readonly: true, fileMustExist: true });
-    try {
-      const rows = db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as {
-        state: string;
-        n: number;
-      }[];
-      return Object.fromEntries(rows.map((r) => [r.state, r.n]));
-    } finally {
-      db.close();
-    }
-  };
 
   beforeAll(async () => {
     postgres = await startPostgres();
@@ -123,10 +109,10 @@ describe('campaign through a message store (PostgreSQL) outage', () => {
       const activityRetries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
       // The provider keeps retrying refused deliveries after the campaign has its counts (a duplicate event,
       // a delivery refused twice): wait until none is pending, then look at how they ended.
-      const deliveries = await waitFor(
+      const { states: deliveries } = await waitFor(
         () => {
-          const states = deliveryStates();
-          return (states.pending ?? 0) === 0 && states;
+          const now = deliveryStates(sandboxDb);
+          return settled(now) && now;
         },
         'no webhook delivery pending at the provider',
         { timeoutMs: 300_000, intervalMs: 1000 },

@@ -10,6 +10,9 @@
  * every waiting workflow reports each of its messages once, from the webhook, and the ledger charges each
  * message once: zero lost, zero wrong, zero duplicates.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINAL_STATUSES, MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/constants.js';
@@ -31,6 +34,7 @@ import {
   reconcileStore,
   storedFinals,
 } from './support/message-outcomes.js';
+import { deliveryStates, settled } from './support/sandbox-deliveries.js';
 import { chosenSeed, printSummary, seededRandom } from './support/summary.js';
 
 const MESSAGES = Number(process.env.MSGFLOW_CHAOS_MESSAGES ?? 10_000);
@@ -54,6 +58,9 @@ describe('webhook chaos', () => {
   let stack: RunningStack;
   let chaos: ChaosIngress;
   let worker: WorkerProcess;
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-chaos-'));
+  /** The provider's database, a file so its deliveries can be counted at the end. */
+  const sandboxDb = join(dir, 'sandbox.db');
   const sendOrder = new Map<string, number>();
   const secrets: string[] = [];
   const sandboxLog: string[] = [];
@@ -66,6 +73,7 @@ describe('webhook chaos', () => {
     stack = await startTestStack({
       startWorker: false,
       sandbox: {
+        db: sandboxDb,
         log: (line) => sandboxLog.push(line),
         webhooks: {
           // Enough deliveries in flight that hold-backs reorder rather than throttle; retries outlast the
@@ -98,6 +106,7 @@ describe('webhook chaos', () => {
     await chaos?.close();
     await worker?.kill();
     await stack?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   /** Fails at once, with what it said last, when the worker process has died: nothing could progress. */
@@ -185,6 +194,16 @@ describe('webhook chaos', () => {
       const fromWaiters = outcomes.filter((o): o is MessageOutcome => o !== null);
       const unanswered = results.filter((r) => r === null).length + outcomes.filter((o) => o === null).length;
 
+      // The provider delivers the second copy of each event (the other endpoint, a retry after a refusal)
+      // on its own schedule: let it finish, so every delivery is counted and none failed.
+      const { states: deliveries } = await waitFor(
+        () => {
+          const now = deliveryStates(sandboxDb);
+          return settled(now) && now;
+        },
+        'no webhook delivery pending at the provider',
+        { timeoutMs: 300_000, intervalMs: 1000 },
+      );
       const stored = await reconcileStore(stack.store, truth);
       const delivered = addVerdicts(
         reconcileDelivered(truth, workflowIds, fromWorkflows),
@@ -223,6 +242,7 @@ describe('webhook chaos', () => {
           singleBodies: c.singleBodies,
           batchBodies: c.batchBodies,
           eventsReceived: c.eventsAccepted,
+          deliveriesFailed: deliveries.failed ?? 0,
           sendSmsWorkflows: workflows.length,
           waiters: waiters.length,
           providerFinalS: Math.round((finalAt - sentAt) / 1000),
@@ -238,6 +258,7 @@ describe('webhook chaos', () => {
       expect(c.other5xx).toBe(0);
       expect(c.rejectedEvents).toBe(0);
       expect(abandoned).toBe(0);
+      expect(deliveries.failed ?? 0).toBe(0);
       expect(unanswered).toBe(0);
       expect(stored).toEqual({ checked: MESSAGES, lost: 0, wrong: 0, duplicates: 0 });
       expect(delivered).toEqual({ checked: VIA_WORKFLOWS + waiters.length, lost: 0, wrong: 0, duplicates: 0 });
