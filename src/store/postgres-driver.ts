@@ -38,13 +38,18 @@ export async function openPostgresDriver(url: string, poolSize: number): Promise
 
   async function inTransaction<T>(begin: string, fn: (tx: Executor) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    // The pool only listens to idle clients. A checked-out one whose server goes away between two
+    // statements (a FATAL "terminating connection" read with the last reply, a reset socket) emits 'error'
+    // with nobody listening, which would crash the process; the next statement fails with it instead.
+    let broken = false;
+    const onError = () => (broken = true);
+    client.on('error', onError);
     const tx: Executor = {
       all: async <T extends object>(sql: string, params: readonly SqlValue[] = []) =>
         (await client.query<T>(numbered(sql), params as SqlValue[])).rows,
       run: async (sql, params = []) => (await client.query(numbered(sql), params as SqlValue[])).rowCount ?? 0,
       exec: async (sql) => void (await client.query(sql)),
     };
-    let broken = false;
     try {
       await client.query(begin);
       const result = await fn(tx);
@@ -54,6 +59,7 @@ export async function openPostgresDriver(url: string, poolSize: number): Promise
       await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

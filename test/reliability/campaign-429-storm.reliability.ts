@@ -45,7 +45,7 @@ describe('campaign in a 429 storm', () => {
         chunkSize: CHUNK,
       });
       const result = await run.result();
-      const audit = await auditCampaign(stack, audience, result);
+      const audit = await auditCampaign(stack, audience, result, run.workflowId);
       const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
       const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
       printSummary(
@@ -66,10 +66,11 @@ describe('campaign in a 429 storm', () => {
       );
 
       expect(activities.failed).toBe(0);
-      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, wrong: 0, charges: RECIPIENTS });
       expect(result).toMatchObject({ sent: RECIPIENTS, chunks: CHUNKS, duplicates: 0 });
       expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
       expect(audit.sandboxCounts).toEqual(result.counts);
+      expect(audit.storeCounts).toEqual(result.counts);
       // The storm happened: more requests than a minute's budget, so some chunk send met 429 and was retried
       // (the campaign sends one chunk at a time and waits out Retry-After, so about one 429 per window).
       expect(rateLimitedRetries).toBeGreaterThanOrEqual(1);

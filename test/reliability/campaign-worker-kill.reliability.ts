@@ -2,7 +2,8 @@
  * A 2,000-recipient campaign whose worker process is killed with SIGKILL three times (each time while a
  * chunk's send request is in flight when one can be caught) and replaced. The campaign must complete,
  * the provider's ledger must show every recipient charged exactly once, and every message must be
- * counted in the state the provider recorded.
+ * counted in the state the provider recorded, that state also held by the message store the workers and
+ * the ingress share (a SQLite file).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
@@ -69,7 +70,7 @@ describe('campaign through worker kill -9', () => {
       }
 
       const result = await run.result();
-      const audit = await auditCampaign(stack, audience, result);
+      const audit = await auditCampaign(stack, audience, result, run.workflowId);
       const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
       const retries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
       printSummary(
@@ -88,10 +89,11 @@ describe('campaign through worker kill -9', () => {
       );
 
       expect(workers.slice(0, -1).every((w) => w.child.signalCode === 'SIGKILL')).toBe(true);
-      expect(audit).toMatchObject({ lost: 0, duplicates: 0, charges: RECIPIENTS });
+      expect(audit).toMatchObject({ lost: 0, duplicates: 0, wrong: 0, charges: RECIPIENTS });
       expect(result).toMatchObject({ sent: RECIPIENTS, duplicates: 0 });
       expect(result.counts).toEqual({ delivered: RECIPIENTS - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
       expect(audit.sandboxCounts).toEqual(result.counts);
+      expect(audit.storeCounts).toEqual(result.counts);
       expect(activities.failed).toBe(0);
     },
   );

@@ -2,8 +2,9 @@
  * A 429 storm: the provider allows 10 requests a minute while the worker's provider queue is configured
  * for far more (a token shared with another service, or a limit lowered by the provider), and a burst
  * of sendSms workflows starts at once. Most first attempts meet 429; each must wait out Retry-After and
- * succeed, so every workflow completes with its final states, no activity fails for good, and every
- * recipient is charged exactly once. (Part B adds the same storm for a whole smsCampaign.)
+ * succeed, so every workflow completes with its final states (the provider's, also recorded in the message
+ * store), no activity fails for good, and every recipient is charged exactly once. (campaign-429-storm runs
+ * the same storm for a whole smsCampaign.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINAL_STATUSES } from '../../src/api/constants.js';
@@ -11,6 +12,7 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
 import { activityReport } from './support/histories.js';
+import { providerStatuses, reconcileStore } from './support/message-outcomes.js';
 import { printSummary } from './support/summary.js';
 
 const PROVIDER_LIMIT_PER_MINUTE = 10;
@@ -56,6 +58,7 @@ describe('429 storm', () => {
       const chargedMessages = new Set(charges.map((c) => c.reference));
       const sentMessages = new Set(results.map((r) => r.outcome.messages[0]?.provider_message_id));
       const rateLimitedRetries = activities.retriesByCause.ProviderRateLimited ?? 0;
+      const stored = await reconcileStore(stack.store, await providerStatuses(stack.messaging));
 
       printSummary('429 storm', {
         workflows: WORKFLOWS,
@@ -63,11 +66,12 @@ describe('429 storm', () => {
         faults: rateLimitedRetries,
         activities: activities.scheduled,
         failedActivities: activities.failed,
-        lost: wrong.length + [...sentMessages].filter((id) => !chargedMessages.has(id!)).length,
+        lost: wrong.length + stored.lost + [...sentMessages].filter((id) => !chargedMessages.has(id!)).length,
         duplicates: charges.length - chargedMessages.size + (chargedMessages.size - sentMessages.size),
       });
 
       expect(wrong).toEqual([]);
+      expect(stored).toEqual({ checked: WORKFLOWS, lost: 0, wrong: 0, duplicates: 0 });
       expect(activities.failed).toBe(0);
       // One charge per message, for exactly the messages the workflows report.
       expect(charges).toHaveLength(WORKFLOWS);

@@ -1,10 +1,13 @@
 /**
  * Security: the ingress refuses forged, replayed-stale and other-account deliveries (and applies an
  * in-tolerance replay once); a second account sees none of the first one's records, not even with its
- * cursor; and no secret (API token, webhook secret, admin token) reaches any log during real work.
+ * cursor; no secret (API token, webhook secret, admin token, OTP code) and no personal data (numbers,
+ * texts) reaches any log or any history Temporal stores during real work; and with an encryption key the
+ * message store's rows hold no number in clear (the store still reads them back, and finds messages by
+ * number). The stack, the worker process and the store all run with the key, as in production.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
 import type { MessageStatusEvent } from '../../src/api/events.js';
@@ -18,31 +21,44 @@ import {
   NotFoundError,
   RateLimitError,
 } from '../../src/client/index.js';
+import { generateKey } from '../../src/crypto/keyring.js';
 import { createLogger } from '../../src/log.js';
 import { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { messageWorkflowId } from '../../src/definitions/workflow-ids.js';
-import { outcomeQuery } from '../../src/definitions/message-status.js';
-import { startTestStack } from '../support/stack.js';
+import { generateOtpKeys } from '../../src/starter/otp.js';
+import { rawHistory } from '../ops/support.js';
+import { childStoreEnv, startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { printSummary } from './support/summary.js';
 
 const refusals = { forged: 0, stale: 0, otherAccount: 0, unsigned: 0 };
 let recordsChecked = 0;
 let linesScanned = 0;
+let historiesScanned = 0;
+let storeRowsScanned = 0;
 
 describe('security', () => {
   let stack: RunningStack;
   let worker: WorkerProcess;
   const stackLog: string[] = [];
+  const encryptionKey = `k1:${generateKey()}`;
+  const otp = generateOtpKeys();
+  /** Workflows whose raw histories are scanned at the end. */
+  const historyIds: string[] = [];
 
   beforeAll(async () => {
     // Everything the stack's own components log, at debug level, is kept and scanned below.
     stack = await startTestStack({
       startWorker: false,
       logger: createLogger('stack', { level: 'debug', write: (line) => stackLog.push(line) }),
+      encryptionKey,
+      otpKeys: otp.keys,
     });
-    worker = startWorkerProcess(stack, { MSGFLOW_LOG_LEVEL: 'debug' });
+    worker = startWorkerProcess(stack, {
+      ...otp.env,
+      MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+      MSGFLOW_LOG_LEVEL: 'debug',
+    });
   });
   afterAll(async () => {
     await worker?.kill();
@@ -52,6 +68,8 @@ describe('security', () => {
       ...refusals,
       crossAccountChecks: recordsChecked,
       logLinesScanned: linesScanned,
+      historiesScanned,
+      storeRowsScanned,
     });
   });
 
@@ -68,14 +86,8 @@ describe('security', () => {
       headers: { ...headers, 'content-type': 'application/json' },
       body: raw,
     });
-  const workflowExists = (id: string) =>
-    stack.temporal.workflow
-      .getHandle(messageWorkflowId(id))
-      .describe()
-      .then(
-        () => true,
-        (error: unknown) => (error instanceof WorkflowNotFoundError ? false : Promise.reject(error)),
-      );
+  /** Whether the store recorded anything about a message (a refused delivery must leave no trace). */
+  const recorded = async (id: string) => (await stack.store.message(id)) !== null;
 
   describe('webhook ingress', () => {
     it('refuses a forged signature, an unsigned body and a stale replay, signalling nothing', async () => {
@@ -110,7 +122,7 @@ describe('security', () => {
       expect(await unsigned.json()).toMatchObject({ code: 'missing_headers' });
       refusals.unsigned++;
 
-      expect(await workflowExists(id)).toBe(false);
+      expect(await recorded(id)).toBe(false);
     });
 
     it("refuses a delivery signed with another account's webhook secret", async () => {
@@ -128,13 +140,17 @@ describe('security', () => {
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ code: 'bad_signature' });
       refusals.otherAccount++;
-      expect(await workflowExists(id)).toBe(false);
+      expect(await recorded(id)).toBe(false);
     });
 
     it('applies a replay within the tolerance once: the first final state stays', async () => {
       const id = `replayed-${randomUUID()}`;
+      // A workflow already waits for the message: it must be told the first final state, and only that one.
+      const waiter = await stack.msgflow.awaitMessage(id);
+      await expect.poll(async () => (await stack.store.message(id))?.waiters.length ?? 0, { timeout: 30_000 }).toBe(1);
       const first = JSON.stringify(event(id));
-      const headers = signWebhook([stack.webhookSecret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), first);
+      const firstId = `evt_${randomUUID()}`;
+      const headers = signWebhook([stack.webhookSecret], firstId, Math.floor(Date.now() / 1000), first);
       expect((await deliver(first, headers)).status).toBe(200);
       expect((await deliver(first, headers)).status).toBe(200);
       const conflicting = JSON.stringify({ ...event(id), event: 'message.failed', status: 'failed' });
@@ -146,24 +162,10 @@ describe('security', () => {
           )
         ).status,
       ).toBe(200);
-      const handle = stack.temporal.workflow.getHandle(messageWorkflowId(id));
-      await expect
-        .poll(() => handle.query(outcomeQuery), { timeout: 30_000 })
-        .toMatchObject({ status: 'delivered', source: 'webhook' });
-      // All three deliveries reached the same run, which kept the first final state.
-      await expect
-        .poll(
-          async () => {
-            const { events = [] } = await handle.fetchHistory();
-            return (events ?? []).filter(
-              (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'statusEvent',
-            ).length;
-          },
-          { timeout: 30_000 },
-        )
-        .toBe(3);
-      const runs = await stack.temporal.workflow.count(`WorkflowId = '${messageWorkflowId(id)}'`);
-      expect(runs.count).toBeLessThanOrEqual(1);
+      // The store kept the first final state, from the first delivery.
+      expect((await stack.store.message(id))?.final).toMatchObject({ status: 'delivered', eventId: firstId });
+      expect(await waiter.result()).toMatchObject({ providerMessageId: id, status: 'delivered', source: 'webhook' });
+      historyIds.push(waiter.workflowId);
     });
   });
 
@@ -218,8 +220,8 @@ describe('security', () => {
     });
   });
 
-  describe('secrets in logs', () => {
-    it('never writes a token or secret to any log while sending, failing and being rate limited', async () => {
+  describe('secrets and personal data at rest and in logs', () => {
+    it('writes no token, secret, code, number or text to any log or history; the store seals its numbers', async () => {
       const clientLog: string[] = [];
       const logger = (entry: LogEntry) => clientLog.push(JSON.stringify(entry));
       const client = new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, logger, maxRetries: 1 });
@@ -230,15 +232,22 @@ describe('security', () => {
         maxRetries: 0,
       });
       const text = `secret-free text ${randomUUID()}`;
+      const smsNumbers = [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered];
+      const otpRecipient = '2348012345699';
 
       // Real work through the worker process (debug logging), the ingress and the client.
-      const started = await stack.msgflow.sendSms({
-        recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered],
-        sender: 'ACME',
-        message: text,
-      });
+      const started = await stack.msgflow.sendSms({ recipients: smsNumbers, sender: 'ACME', message: text });
       const result = await started.result();
       expect(result.messages.map((m) => m.status).sort()).toEqual(['delivered', 'undelivered']);
+      historyIds.push(started.workflowId);
+      const sentOtp = await stack.msgflow.sendOtp({ purpose: 'login', recipient: otpRecipient });
+      const [newest] = await stack.admin.inbox(otpRecipient);
+      const code = newest?.text.match(/\b(\d{4,10})\b/)?.[1];
+      expect(code).toBeDefined();
+      expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code: code! })).toMatchObject({
+        status: 'verified',
+      });
+      historyIds.push(sentOtp.workflowId);
       await client.sms.send({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: text });
       await expect(badClient.balance.get()).rejects.toThrow();
       await expect(
@@ -252,7 +261,8 @@ describe('security', () => {
       } finally {
         await stack.admin.setRateLimit(stack.accountId!, 60_000);
       }
-      // An ingress refusal is logged too.
+      // An ingress refusal is logged too, and so is an authentic event that fails validation (kept aside,
+      // with its number, in the store's rejected events).
       expect(
         (
           await deliver(
@@ -261,6 +271,22 @@ describe('security', () => {
           )
         ).status,
       ).toBe(401);
+      const malformed = JSON.stringify({ ...event(`malformed-${randomUUID()}`), status: 'failed' });
+      const kept = await deliver(
+        malformed,
+        signWebhook([stack.webhookSecret], `evt_${randomUUID()}`, Math.floor(Date.now() / 1000), malformed),
+      );
+      expect(await kept.json()).toMatchObject({ received: 0, rejected: [{ index: 0 }] });
+
+      const numbers = [...smsNumbers, otpRecipient];
+      const needles = (withCode: boolean): Record<string, string> => ({
+        token: stack.token,
+        webhookSecret: stack.webhookSecret,
+        adminToken: stack.sandbox.adminToken,
+        ...(withCode ? { otpCode: code! } : {}),
+        text,
+        ...Object.fromEntries(numbers.map((n, i) => [`number ${i + 1}`, n])),
+      });
 
       const logs = { client: clientLog, stack: stackLog, worker: worker.output().split('\n') };
       expect(clientLog.length).toBeGreaterThan(0);
@@ -270,16 +296,47 @@ describe('security', () => {
       for (const [source, lines] of Object.entries(logs)) {
         const all = lines.join('\n');
         linesScanned += lines.length;
-        for (const [name, secret] of Object.entries({
-          token: stack.token,
-          webhookSecret: stack.webhookSecret,
-          adminToken: stack.sandbox.adminToken,
-        })) {
+        for (const [name, secret] of Object.entries(needles(false))) {
           expect(all.includes(secret), `${name} in the ${source} log`).toBe(false);
         }
-        // Message texts are personal data: masked unless MSGFLOW_LOG_PERSONAL_DATA=true.
-        expect(all.includes(text), `message text in the ${source} log`).toBe(false);
+        // A code is a few digits, which ids and times hold by chance: looked for as a value of its own.
+        expect(all.includes(`"${code}"`) || all.includes(`=${code}`), `the OTP code in the ${source} log`).toBe(false);
       }
+
+      // Histories exactly as the server stores them: payloads sealed by the codec, nothing readable.
+      for (const workflowId of historyIds) {
+        const { events, bytes } = await rawHistory(stack.temporal, workflowId);
+        expect(events.length, workflowId).toBeGreaterThan(2);
+        historiesScanned++;
+        for (const [name, secret] of Object.entries(needles(true))) {
+          expect(bytes.includes(secret), `${name} in the history of ${workflowId}`).toBe(false);
+        }
+      }
+
+      // The store's rows as the database file holds them: no number in clear, in any table or column.
+      // startTestStack keeps the store of a stack without its own worker in a file, encrypted under its key.
+      const db = new Database(childStoreEnv(stack).MSGFLOW_STORE_FILE!, { readonly: true, fileMustExist: true });
+      try {
+        const tables = db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+          .all() as { name: string }[];
+        for (const { name } of tables) {
+          const rows = db.prepare(`SELECT * FROM "${name}"`).all();
+          storeRowsScanned += rows.length;
+          const all = JSON.stringify(rows);
+          for (const n of numbers) expect(all.includes(n), `number ${n} in the store's ${name} table`).toBe(false);
+        }
+      } finally {
+        db.close();
+      }
+      expect(storeRowsScanned).toBeGreaterThan(0);
+      // Sealed, not dropped: the keyed store reads each number back and finds its messages by number.
+      for (const message of result.messages) {
+        expect((await stack.store.message(message.provider_message_id))?.number).toBe(message.mobile_number);
+        expect(await stack.store.messagesTo(message.mobile_number)).toContain(message.provider_message_id);
+      }
+      const [rejected] = (await stack.store.rejected({ limit: 1 })).rows;
+      expect(rejected?.event).toEqual(JSON.parse(malformed));
     });
   });
 });

@@ -2,45 +2,65 @@
  * Webhook chaos: 10,000 messages (MSGFLOW_CHAOS_MESSAGES) reach their final states in the real sandbox,
  * whose status events flow to the real ingress twice over — once as single bodies, once in batches from a
  * second, batch-enabled endpoint — with the sandbox duplicating and holding back (so reordering)
- * deliveries and the ingress refusing some and half-applying some batches (so the provider retries).
- * Temporal must end up with exactly one message workflow per message, holding the provider's final
- * status: zero lost, zero double-counted. A sample of waiters also checks each subscriber is told once.
+ * deliveries and the ingress refusing some, recording some without signalling, and half-applying some
+ * batches (so the provider retries). Half the messages are sent by sendSms workflows (50 recipients each),
+ * which wait for their outcomes; the other half straight through the client, a sample of them awaited by
+ * awaitMessage workflows started while the events already flow. In the end the message store (a SQLite file
+ * shared by the ingress and the worker process) holds each message's final status as the provider has it,
+ * every waiting workflow reports each of its messages once, from the webhook, and the ledger charges each
+ * message once: zero lost, zero wrong, zero duplicates.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINAL_STATUSES, isFinalStatus, MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/constants.js';
+import { FINAL_STATUSES, MAX_RECIPIENTS_PER_REQUEST } from '../../src/api/constants.js';
+import type { SendSmsResult } from '../../src/api/workflow-io.js';
+import type { MessageOutcome } from '../../src/definitions/message-outcomes.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import type { MessageOutcome } from '../../src/definitions/message-status.js';
 import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { type ChaosIngress, startChaosIngress } from './support/chaos-ingress.js';
 import {
-  countWithFinalStatus,
-  listMessageWorkflowRuns,
-  reconcile,
-  terminateQueue,
-} from './support/message-workflows.js';
-import { waitFor } from '../support/wait-for.js';
+  addVerdicts,
+  allFinal,
+  type DeliveredOutcome,
+  providerStatuses,
+  reconcileCharges,
+  reconcileDelivered,
+  reconcileStore,
+  storedFinals,
+} from './support/message-outcomes.js';
+import { deliveryStates, settled } from './support/sandbox-deliveries.js';
 import { chosenSeed, printSummary, seededRandom } from './support/summary.js';
 
 const MESSAGES = Number(process.env.MSGFLOW_CHAOS_MESSAGES ?? 10_000);
-/** One message in this many gets an awaitMessage subscriber, whose history is then checked. */
+/** Recipients per sendSms workflow (its input's maximum). */
+const PER_WORKFLOW = 50;
+/** Messages sent by sendSms workflows; the rest go straight through the client. */
+const VIA_WORKFLOWS = Math.floor(MESSAGES / 2 / PER_WORKFLOW) * PER_WORKFLOW;
+const DIRECT = MESSAGES - VIA_WORKFLOWS;
+/** One directly sent message in this many gets an awaitMessage subscriber. */
 const WAITER_EVERY = 100;
 const SEED = chosenSeed();
 /**
- * Deadlines only stop a broken run from hanging (nothing asserts on time). One worker applies message
- * workflows one activation thread at a time: about 10 new ones a second when other suites load the same
- * 2-core machine, several times more on a quiet one. A run that stops progressing fails sooner (STALL_MS).
+ * Deadlines only stop a broken run from hanging (nothing asserts on time): the store must keep gaining
+ * outcomes (STALL_MS), and the workflows answer within RESULT_WAIT_MS once the store has every outcome.
  */
-const APPLY_DEADLINE_MS = Math.max(600_000, MESSAGES * 250);
-/** Give up earlier when the count of applied workflows stops moving altogether. */
+const STORE_DEADLINE_MS = Math.max(600_000, MESSAGES * 120);
 const STALL_MS = 120_000;
+const RESULT_WAIT_MS = 120_000;
 
 describe('webhook chaos', () => {
   let stack: RunningStack;
   let chaos: ChaosIngress;
   let worker: WorkerProcess;
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-chaos-'));
+  /** The provider's database, a file so its deliveries can be counted at the end. */
+  const sandboxDb = join(dir, 'sandbox.db');
   const sendOrder = new Map<string, number>();
   const secrets: string[] = [];
   const sandboxLog: string[] = [];
@@ -48,10 +68,12 @@ describe('webhook chaos', () => {
 
   beforeAll(async () => {
     // The worker runs in its own process, so it does not share an event loop with the sandbox and the
-    // ingress (this process): three processes, two cores.
+    // ingress (this process): three processes, two cores, one store (the stack's SQLite file, which
+    // startTestStack shares with worker processes).
     stack = await startTestStack({
       startWorker: false,
       sandbox: {
+        db: sandboxDb,
         log: (line) => sandboxLog.push(line),
         webhooks: {
           // Enough deliveries in flight that hold-backs reorder rather than throttle; retries outlast the
@@ -66,15 +88,12 @@ describe('webhook chaos', () => {
     });
     chaos = await startChaosIngress({
       temporal: stack.temporal,
-      taskQueue: stack.taskQueue,
+      store: stack.store,
       secrets: () => secrets,
-      faults: { refuseProbability: 0.02, partialBatchProbability: 0.2, random },
+      faults: { refuseProbability: 0.02, unsignalledProbability: 0.05, partialBatchProbability: 0.2, random },
       orderOf: (id) => sendOrder.get(id),
     });
-    // Message workflows stay open for their orphan window, so all of them are in flight at once. The SDK's
-    // default cache (sized for ~1.7 MB per workflow) overruns the heap at ~1,500 of msgflow's (~2.5 MB
-    // each) and the worker stalls; a smaller cache evicts and replays instead.
-    worker = startWorkerProcess(stack, { MSGFLOW_MAX_CACHED_WORKFLOWS: '1000' });
+    worker = startWorkerProcess(stack);
     // The stack's endpoint (single bodies) now delivers to the chaos ingress, and a batch endpoint beside it.
     const [single] = await stack.messaging.webhooks.list().toArray();
     secrets.push(stack.webhookSecret);
@@ -84,92 +103,131 @@ describe('webhook chaos', () => {
   });
 
   afterAll(async () => {
-    if (stack)
-      await terminateQueue(stack.temporal, stack.taskQueue, 'webhook chaos suite finished').catch(() => undefined);
     await chaos?.close();
     await worker?.kill();
     await stack?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Fails at once, with what it said last, when the worker process has died: nothing could progress. */
+  const workerAlive = () => {
+    if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
+      throw new Error(
+        `the worker process exited (${worker.child.exitCode ?? worker.child.signalCode}); its last output:\n${worker.output().slice(-3000)}`,
+      );
+    }
+  };
+
   it(
-    `applies each of ${MESSAGES} final states exactly once despite duplicates, reordering, refusals and partial batches`,
-    { timeout: APPLY_DEADLINE_MS + 600_000 },
+    `records and delivers each of ${MESSAGES} final states exactly once despite duplicates, reordering, refusals and partial batches`,
+    { timeout: STORE_DEADLINE_MS + 900_000 },
     async () => {
       const finalNumbers = FINAL_STATUSES.map((status) => MAGIC_NUMBERS[status]);
-      const sentIds: string[] = [];
-      for (let offset = 0; offset < MESSAGES; offset += MAX_RECIPIENTS_PER_REQUEST) {
-        const size = Math.min(MAX_RECIPIENTS_PER_REQUEST, MESSAGES - offset);
-        const recipients = Array.from({ length: size }, (_, i) => finalNumbers[(offset + i) % finalNumbers.length]!);
-        const sent = await stack.messaging.sms.send({ recipients, sender: 'ACME', message: `chaos ${offset}` });
-        for (const m of sent.messages) sendOrder.set(m.provider_message_id, sentIds.push(m.provider_message_id));
-      }
+      const numberAt = (i: number) => finalNumbers[i % finalNumbers.length]!;
       const sentAt = Date.now();
-      expect(sentIds).toHaveLength(MESSAGES);
+
+      // sendSms workflows first: their sends go through the worker while the direct ones go out here.
+      const workflows = await Promise.all(
+        Array.from({ length: VIA_WORKFLOWS / PER_WORKFLOW }, (_, w) =>
+          stack.msgflow.sendSms({
+            recipients: Array.from({ length: PER_WORKFLOW }, (_, i) => numberAt(w * PER_WORKFLOW + i)),
+            sender: 'ACME',
+            message: `chaos workflow ${w}`,
+          }),
+        ),
+      );
+      const directIds: string[] = [];
+      for (let offset = 0; offset < DIRECT; offset += MAX_RECIPIENTS_PER_REQUEST) {
+        const size = Math.min(MAX_RECIPIENTS_PER_REQUEST, DIRECT - offset);
+        const recipients = Array.from({ length: size }, (_, i) => numberAt(offset + i));
+        const sent = await stack.messaging.sms.send({ recipients, sender: 'ACME', message: `chaos ${offset}` });
+        for (const m of sent.messages) sendOrder.set(m.provider_message_id, directIds.push(m.provider_message_id));
+      }
+      expect(directIds).toHaveLength(DIRECT);
 
       // Subscribers for a sample, started while events are already flowing (either may come first).
       const waiters = await Promise.all(
-        sentIds
+        directIds
           .filter((_, i) => i % WAITER_EVERY === 0)
           .map(async (id) => ({ id, started: await stack.msgflow.awaitMessage(id) })),
       );
 
       // The provider's truth: every message final, as the carrier decided.
-      const truth = new Map<string, string>();
+      let truth = new Map<string, string>();
       await waitFor(
         async () => {
-          truth.clear();
-          for await (const message of stack.messaging.messages.list({ perPage: 200 }))
-            truth.set(message.id, message.status);
-          return truth.size === MESSAGES && [...truth.values()].every(isFinalStatus);
+          workerAlive();
+          truth = await providerStatuses(stack.messaging);
+          return truth.size === MESSAGES && allFinal(truth);
         },
         'every message final in the sandbox',
-        { timeoutMs: 120_000, intervalMs: 5000, failOnError: true },
+        { timeoutMs: 300_000, intervalMs: 5000, failOnError: true },
       );
       const finalAt = Date.now();
 
-      // Temporal's view, once it stops moving: all there, or no progress for two minutes.
+      // The store's view, once it stops moving: all there, or no progress for two minutes.
+      const allIds = [...truth.keys()];
       let seen = -1;
       let lastProgress = Date.now();
       await waitFor(
         async () => {
-          // A worker that died cannot make progress: fail now, with what it said last.
-          if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
-            throw new Error(
-              `the worker process exited (${worker.child.exitCode ?? worker.child.signalCode}); its last output:\n${worker.output().slice(-3000)}`,
-            );
-          }
-          const count = await countWithFinalStatus(stack.temporal, stack.taskQueue);
+          workerAlive();
+          const count = await storedFinals(stack.store, allIds);
           if (count !== seen) [seen, lastProgress] = [count, Date.now()];
           return count >= MESSAGES || Date.now() - lastProgress > STALL_MS;
         },
-        'message workflows with a final status',
-        { timeoutMs: APPLY_DEADLINE_MS, intervalMs: 5000, failOnError: true },
+        'a final outcome in the store for every message',
+        { timeoutMs: STORE_DEADLINE_MS, intervalMs: 2000, failOnError: true },
       );
-      const appliedAt = Date.now();
-      // A last quiet moment so late duplicates, had they started new runs, are visible too.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      const verdict = reconcile(truth, await listMessageWorkflowRuns(stack.temporal, stack.taskQueue));
+      const recordedAt = Date.now();
 
-      // Each sampled subscriber: the provider's status, from the webhook, told exactly once.
-      let waiterMismatches = 0;
-      let extraNotifications = 0;
-      for (const { id, started } of waiters) {
-        // Bounded: a subscriber whose message was lost would otherwise wait out its 6-hour window.
-        const outcome: MessageOutcome | null = await Promise.race([started.result(), sleep(60_000).then(() => null)]);
-        if (!outcome || outcome.status !== truth.get(id) || outcome.source !== 'webhook') waiterMismatches++;
-        if (!outcome) continue;
-        const history = await stack.temporal.workflow.getHandle(started.workflowId).fetchHistory();
-        const told = (history.events ?? []).filter(
-          (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'messageOutcome',
-        ).length;
-        extraNotifications += Math.max(0, told - 1);
-        if (told === 0) waiterMismatches++;
-      }
+      // What the waiting workflows were told: bounded, a workflow whose outcome was lost would wait 6 hours.
+      const bounded = <T>(result: Promise<T>) =>
+        Promise.race([result, sleep(RESULT_WAIT_MS).then(() => null)]).catch(() => null);
+      const results = await Promise.all(workflows.map((w) => bounded<SendSmsResult>(w.result())));
+      const outcomes = await Promise.all(waiters.map((w) => bounded<MessageOutcome>(w.started.result())));
+      const doneAt = Date.now();
+      const workflowIds = results.flatMap((r) => r?.messages.map((m) => m.provider_message_id) ?? []);
+      const fromWorkflows: DeliveredOutcome[] = results.flatMap(
+        (r) => r?.messages.map((m) => ({ providerMessageId: m.provider_message_id, ...m })) ?? [],
+      );
+      const fromWaiters = outcomes.filter((o): o is MessageOutcome => o !== null);
+      const unanswered = results.filter((r) => r === null).length + outcomes.filter((o) => o === null).length;
 
+      // The provider delivers the second copy of each event (the other endpoint, a retry after a refusal)
+      // on its own schedule: let it finish, so every delivery is counted and none failed.
+      const { states: deliveries } = await waitFor(
+        () => {
+          const now = deliveryStates(sandboxDb);
+          return settled(now) && now;
+        },
+        'no webhook delivery pending at the provider',
+        { timeoutMs: 300_000, intervalMs: 1000 },
+      );
+      const stored = await reconcileStore(stack.store, truth);
+      const delivered = addVerdicts(
+        reconcileDelivered(truth, workflowIds, fromWorkflows),
+        reconcileDelivered(
+          truth,
+          waiters.map((w) => w.id),
+          fromWaiters,
+        ),
+      );
+      const charged = reconcileCharges(
+        await stack.admin.ledger(stack.accountId!),
+        [...directIds, ...workflowIds],
+        truth.keys(),
+      );
       const c = chaos.counters;
       const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;
       const faults =
-        c.duplicateDeliveries + c.reorderedEvents + c.refused + c.partialBatches + c.organic503 + c.batchBodies;
+        c.duplicateDeliveries +
+        c.reorderedEvents +
+        c.refused +
+        c.unsignalled +
+        c.partialBatches +
+        c.organic503 +
+        c.batchBodies;
       printSummary(
         'webhook chaos',
         {
@@ -178,29 +236,38 @@ describe('webhook chaos', () => {
           duplicateDeliveries: c.duplicateDeliveries,
           reordered: c.reorderedEvents,
           refused503: c.refused,
-          temporalBusy503: c.organic503,
+          unsignalled503: c.unsignalled,
           partialBatches: c.partialBatches,
+          busy503: c.organic503,
           singleBodies: c.singleBodies,
           batchBodies: c.batchBodies,
           eventsReceived: c.eventsAccepted,
+          deliveriesFailed: deliveries.failed ?? 0,
+          sendSmsWorkflows: workflows.length,
           waiters: waiters.length,
           providerFinalS: Math.round((finalAt - sentAt) / 1000),
-          temporalAppliedS: Math.round((appliedAt - sentAt) / 1000),
-          lost: verdict.lost + waiterMismatches,
-          duplicates: verdict.duplicates + extraNotifications,
+          storeRecordedS: Math.round((recordedAt - sentAt) / 1000),
+          workflowsAnsweredS: Math.round((doneAt - sentAt) / 1000),
+          lost: stored.lost + delivered.lost + charged.lost + unanswered,
+          wrong: stored.wrong + delivered.wrong,
+          duplicates: stored.duplicates + delivered.duplicates + charged.duplicates,
         },
         `seed ${SEED}: MSGFLOW_RELIABILITY_SEED=${SEED} repeats the fault draws; their interleaving still follows timing`,
       );
 
       expect(c.other5xx).toBe(0);
+      expect(c.rejectedEvents).toBe(0);
       expect(abandoned).toBe(0);
-      expect(verdict).toMatchObject({ lost: 0, duplicates: 0 });
-      expect(waiterMismatches).toBe(0);
-      expect(extraNotifications).toBe(0);
+      expect(deliveries.failed ?? 0).toBe(0);
+      expect(unanswered).toBe(0);
+      expect(stored).toEqual({ checked: MESSAGES, lost: 0, wrong: 0, duplicates: 0 });
+      expect(delivered).toEqual({ checked: VIA_WORKFLOWS + waiters.length, lost: 0, wrong: 0, duplicates: 0 });
+      expect(charged).toEqual({ checked: MESSAGES, lost: 0, wrong: 0, duplicates: 0 });
       // The faults really happened (otherwise this proves nothing): every event came at least twice.
       expect(c.eventsAccepted).toBeGreaterThanOrEqual(2 * MESSAGES);
       expect(c.batchBodies).toBeGreaterThan(0);
-      expect(c.duplicateDeliveries + c.refused + c.partialBatches).toBeGreaterThan(0);
+      expect(c.duplicateDeliveries).toBeGreaterThan(0);
+      expect(c.refused + c.unsignalled + c.partialBatches).toBeGreaterThan(0);
     },
   );
 });

@@ -2,14 +2,18 @@
  * What the campaign reliability runs share: an audience of numbers the sandbox delivers (plus the magic
  * final-state ones), and the audit that holds a finished campaign against the provider's own records —
  * the ledger (one charge per recipient) and `GET /messages` (one message per recipient, states counted as
- * the campaign counted them) — and the events of every continue-as-new run of its history.
+ * the campaign counted them, each final state recorded in the message store) — and the events of every
+ * continue-as-new run of its history.
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { CampaignResult } from '../../../src/api/campaign-io.js';
 import { FINAL_STATUSES } from '../../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../../src/sandbox/index.js';
+import { campaignKeyOf } from '../../../src/definitions/workflow-ids.js';
 import type { RunningStack } from '../../../src/stack.js';
+import type { MessageStore } from '../../../src/store/index.js';
+import { countByStatus, providerStatuses, reconcileStore } from './message-outcomes.js';
 
 /** `size` distinct recipients (international digits): the five final-state magic numbers, then plain ones (delivered). */
 export function campaignAudience(size: number, prefix = '2348'): string[] {
@@ -24,39 +28,59 @@ export function campaignAudience(size: number, prefix = '2348'): string[] {
 export interface CampaignAudit {
   recipients: number;
   charges: number;
-  /** Recipients never charged, plus messages the provider holds that the campaign did not count. */
+  /**
+   * Recipients never charged, messages the provider holds that the campaign did not count, and messages the
+   * provider finalised whose outcome the message store does not hold.
+   */
   lost: number;
   /** Charges beyond one per recipient, charges of numbers outside the audience, and outcomes counted beyond the provider's messages. */
   duplicates: number;
+  /** Outcomes the store holds that differ from the provider's final status. */
+  wrong: number;
   /** The provider's messages by status. */
   sandboxCounts: Record<string, number>;
+  /** The store's rows of the campaign (its per-recipient report) by status. */
+  storeCounts: Record<string, number>;
 }
 
+/** A finished campaign (`workflowId`, its `result`) against the provider's ledger and messages, and the store. */
 export async function auditCampaign(
   stack: RunningStack,
   audience: string[],
   result: CampaignResult,
+  workflowId: string,
 ): Promise<CampaignAudit> {
   const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms');
   const wanted = new Set(audience.map((n) => `+${n}`));
   const charged = new Map<string, number>();
   for (const charge of charges) charged.set(charge.recipient ?? '', (charged.get(charge.recipient ?? '') ?? 0) + 1);
-  const sandboxCounts: Record<string, number> = {};
-  let sandboxMessages = 0;
-  for await (const m of stack.messaging.messages.list({ perPage: 200 })) {
-    sandboxCounts[m.status] = (sandboxCounts[m.status] ?? 0) + 1;
-    sandboxMessages++;
-  }
+  const truth = await providerStatuses(stack.messaging);
+  const stored = await reconcileStore(stack.store, truth);
+  const storeCounts = await campaignReportCounts(stack.store, campaignKeyOf(workflowId));
   const counted = Object.values(result.counts).reduce((sum, n) => sum + (n ?? 0), 0);
   const neverCharged = [...wanted].filter((n) => !charged.has(n)).length;
   const extraCharges = [...charged].reduce((sum, [n, times]) => sum + (wanted.has(n) ? times - 1 : times), 0);
   return {
     recipients: audience.length,
     charges: charges.length,
-    lost: neverCharged + Math.max(0, sandboxMessages - counted),
-    duplicates: extraCharges + Math.max(0, counted - sandboxMessages),
-    sandboxCounts,
+    lost: neverCharged + Math.max(0, truth.size - counted) + stored.lost,
+    duplicates: extraCharges + Math.max(0, counted - truth.size),
+    wrong: stored.wrong,
+    sandboxCounts: countByStatus(truth.values()),
+    storeCounts,
   };
+}
+
+/** The campaign's per-recipient report in the store, counted by status (`pending` for a row with none yet). */
+export async function campaignReportCounts(store: MessageStore, campaignKey: string): Promise<Record<string, number>> {
+  const statuses: string[] = [];
+  let after: string | undefined;
+  do {
+    const page = await store.report({ campaignKey, limit: 1000, after });
+    statuses.push(...page.rows.map((r) => r.status ?? 'pending'));
+    after = page.next ?? undefined;
+  } while (after);
+  return countByStatus(statuses);
 }
 
 /** Every event of every run of a workflow id (a campaign continues as new on the way). */

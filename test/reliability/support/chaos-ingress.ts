@@ -1,21 +1,32 @@
 /**
- * The real ingress (real verifier, real Temporal signaler) with faults injected at its edge and counters
- * around it: some deliveries are refused with 503 before anything is signalled, some batches are half
- * signalled and then refused (so the provider's retry re-sends events Temporal already has). The sandbox
- * adds its own faults (duplicate deliveries, random hold-backs that reorder them).
+ * The real ingress (real verifier, real message store, real outcome router signalling Temporal) with faults
+ * injected between its parsing and its router, and counters around it. Each fault ends in a 503, so the
+ * provider redelivers the whole body later:
+ * - refused: nothing recorded, nothing signalled;
+ * - unsignalled: every event recorded in the store, no waiter signalled (Temporal "went away" in between);
+ * - partial batch: half a batch recorded and signalled, then refused (the retry re-sends events msgflow has).
+ * The sandbox adds its own faults (duplicate deliveries, random hold-backs that reorder them).
  */
 import type { Client } from '@temporalio/client';
 import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../../../src/api/events.js';
+import {
+  type OutcomeRouter,
+  outcomeRouter,
+  StoreUnavailableError,
+  TemporalUnavailableError,
+} from '../../../src/ingress/outcome-router.js';
 import { type RunningIngress, startIngress } from '../../../src/ingress/server.js';
-import { type StatusSignaler, TemporalUnavailableError, temporalSignaler } from '../../../src/ingress/signaler.js';
 import { standardWebhooksVerifier } from '../../../src/ingress/verifier.js';
+import type { MessageStore } from '../../../src/store/index.js';
 
 const BATCH_MARKER = Buffer.from(`"type":"${BATCH_EVENT_TYPE}"`);
 
 export interface IngressFaults {
-  /** Probability that a delivery is answered 503 before any of its events is signalled. */
+  /** Probability that a delivery is answered 503 before any of its events is recorded. */
   refuseProbability: number;
-  /** Probability that a batch delivery has half its events signalled, then is answered 503. */
+  /** Probability that a delivery's events are all recorded in the store, none signalled, and it is answered 503. */
+  unsignalledProbability: number;
+  /** Probability that a batch delivery has half its events recorded and signalled, then is answered 503. */
   partialBatchProbability: number;
   random: () => number;
 }
@@ -31,12 +42,15 @@ export interface ChaosCounters {
   /** Messages whose first event arrived after an event of a later-sent message: reordering. */
   reorderedEvents: number;
   refused: number;
+  unsignalled: number;
   partialBatches: number;
+  /** Authentic events the ingress found invalid (none expected: the sandbox sends valid ones). */
+  rejectedEvents: number;
   /** Every 4xx/5xx the ingress answered, injected or not. */
   non2xx: number;
   /**
-   * 503s the ingress chose itself: Temporal did not acknowledge a signal within its deadline (a loaded
-   * server), so the provider is asked to retry. Designed behaviour, counted as an organic fault.
+   * 503s the ingress chose itself: the store or Temporal did not answer in time (a loaded machine), so the
+   * provider is asked to retry. Designed behaviour, counted as an organic fault.
    */
   organic503: number;
   /** Any other 5xx: a real fault of the ingress. */
@@ -51,7 +65,7 @@ export interface ChaosIngress {
 
 export interface ChaosIngressOptions {
   temporal: Client;
-  taskQueue: string;
+  store: MessageStore;
   /** Accepted signing secrets, read per delivery (endpoints registered later add theirs). */
   secrets: () => string[];
   faults: IngressFaults;
@@ -67,36 +81,51 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
     duplicateDeliveries: 0,
     reorderedEvents: 0,
     refused: 0,
+    unsignalled: 0,
     partialBatches: 0,
+    rejectedEvents: 0,
     non2xx: 0,
     organic503: 0,
     other5xx: 0,
   };
-  const real = temporalSignaler({ client: options.temporal, taskQueue: options.taskQueue });
+  const { store } = options;
+  const real = outcomeRouter({ store, client: options.temporal });
   const accepted = new Set<string>();
   const batchDeliveries = new Set<string>();
   let latestSent = -1;
   const arrived = new Set<string>();
   let injectedPending = 0;
 
-  const signaler: StatusSignaler = {
+  const router: OutcomeRouter = {
     async deliver(events: MessageStatusEvent[], deliveryId: string) {
       const { faults } = options;
       const roll = faults.random();
-      if (roll < faults.refuseProbability) {
+      let threshold = faults.refuseProbability;
+      if (roll < threshold) {
         counters.refused++;
         injectedPending++;
-        throw new TemporalUnavailableError('injected fault: refused before signalling');
+        throw new StoreUnavailableError('injected fault: refused before recording');
       }
-      if (
-        batchDeliveries.has(deliveryId) &&
-        events.length > 1 &&
-        roll < faults.refuseProbability + faults.partialBatchProbability
-      ) {
+      threshold += faults.unsignalledProbability;
+      if (roll < threshold) {
+        counters.unsignalled++;
+        injectedPending++;
+        await store.recordEvents(
+          events.map((e) => ({
+            providerMessageId: e.provider_message_id,
+            status: e.status,
+            timestamp: e.timestamp,
+            eventId: deliveryId,
+          })),
+        );
+        throw new TemporalUnavailableError('injected fault: recorded, not signalled');
+      }
+      threshold += faults.partialBatchProbability;
+      if (batchDeliveries.has(deliveryId) && events.length > 1 && roll < threshold) {
         counters.partialBatches++;
         injectedPending++;
         await real.deliver(events.slice(0, Math.ceil(events.length / 2)), deliveryId);
-        throw new TemporalUnavailableError('injected fault: half the batch signalled');
+        throw new TemporalUnavailableError('injected fault: half the batch recorded and signalled');
       }
       await real.deliver(events, deliveryId);
       if (accepted.has(deliveryId)) counters.duplicateDeliveries++;
@@ -107,7 +136,8 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
       for (const event of events) {
         if (arrived.has(event.provider_message_id)) continue;
         arrived.add(event.provider_message_id);
-        const order = options.orderOf(event.provider_message_id) ?? -1;
+        const order = options.orderOf(event.provider_message_id);
+        if (order === undefined) continue;
         if (order < latestSent) counters.reorderedEvents++;
         else latestSent = order;
       }
@@ -122,8 +152,10 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
         return verdict;
       },
     },
-    signaler,
+    store,
+    router,
     hooks: {
+      onRejectedEvents: (count) => (counters.rejectedEvents += count),
       onDelivery: ({ status }) => {
         if (status < 300) return;
         counters.non2xx++;
