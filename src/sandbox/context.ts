@@ -1,5 +1,6 @@
 /** Everything a request handler or timer loop of one running sandbox shares. */
 import type { Carrier } from './carrier.js';
+import type { SignInCodes } from './console/session.js';
 import type { CursorCodec } from './cursor.js';
 import type { Db } from './db.js';
 import type { RateLimiter } from './http/rate-limit.js';
@@ -14,6 +15,8 @@ export interface SandboxContext {
   cursors: CursorCodec;
   idempotency: IdempotencyStore;
   limiter: RateLimiter;
+  /** One-time codes for console sign-in links (issued through the admin API and to `msgflow dev`). */
+  signInCodes: SignInCodes;
   /** Key for hashing OTP codes (kept in the database so codes still verify after a restart). */
   otpKey: Buffer;
 }

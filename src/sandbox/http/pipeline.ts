@@ -14,7 +14,7 @@ import {
   type RouteName,
   routes,
 } from '../../api/routes.js';
-import type { AccountRow, TokenRow } from '../accounts.js';
+import { type AccountRow, type TokenRow, touchToken } from '../accounts.js';
 import type { SandboxContext } from '../context.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestHash, type StoredResponse } from '../idempotency.js';
 import { assertIpAllowed, assertScope, authenticate } from './auth.js';
@@ -96,6 +96,7 @@ async function handle(
 ): Promise<void> {
   const { db } = ctx;
   const { token, account } = authenticate(db, req);
+  touchToken(db, token.id, ctx.now());
 
   const limit = ctx.limiter.hit(
     `token:${token.id}`,
