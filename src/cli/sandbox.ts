@@ -4,6 +4,7 @@
  * declared and validated in src/config.ts (SandboxEnv); a flag wins over its variable.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type DeliveryRecord, DeliveryState, type ForcedOutcome, ForcedOutcomeRequest } from '../api/admin.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 import { ConfigError, SandboxEnv } from '../config.js';
 import { detailsOf } from '../api/errors.js';
@@ -158,6 +159,7 @@ export function registerSandboxCommands(program: Command): void {
   start.action(async (flags: Flags) => {
     const running = await startSandbox(sandboxOptionsFrom(flags));
     console.log(`sandbox: ${running.baseUrl}`);
+    console.log(`sandbox console: ${running.consoleUrl} (one-time sign-in link: ${running.consoleSignInLink()})`);
     if (running.adminTokenGenerated) console.log(`sandbox admin token: ${running.adminToken}`);
     await untilStopSignal();
     await running.close();
@@ -183,6 +185,13 @@ export function registerSandboxCommands(program: Command): void {
     .option('--name <name>', 'a label')
     .action(async (o: { account: string; scopes: Scope[]; name?: string }) => {
       await print(adminFromEnv().createToken(o.account, definedOnly({ scopes: o.scopes, name: o.name })));
+    });
+  token
+    .command('list')
+    .description("An account's tokens: prefix, scopes, created, last used, revoked (never secrets)")
+    .requiredOption('--account <id>', 'account id')
+    .action(async (o: { account: string }) => {
+      await print(adminFromEnv().tokens(o.account));
     });
   token
     .command('revoke')
@@ -221,6 +230,97 @@ export function registerSandboxCommands(program: Command): void {
     .requiredOption('--to <number>', 'recipient, international digits only')
     .action(async (o: { to: string }) => {
       await print(adminFromEnv().inbox(o.to));
+    });
+
+  sandbox
+    .command('deliveries')
+    .description(
+      "An account's webhook deliveries with every attempt (status, latency, start of the answer), newest first",
+    )
+    .requiredOption('--account <id>', 'account id')
+    .option('--message <id>', "only deliveries carrying this message's events")
+    .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DeliveryState.options))
+    .option('--limit <n>', 'at most this many (default 50)', integer)
+    .action(async (o: { account: string; message?: string; state?: DeliveryRecord['state']; limit?: number }) => {
+      await print(
+        adminFromEnv().deliveries(o.account, definedOnly({ messageId: o.message, state: o.state, limit: o.limit })),
+      );
+    });
+
+  const delivery = sandbox.command('delivery').description('One webhook delivery');
+  delivery
+    .command('show')
+    .description('A delivery with its attempts')
+    .argument('<delivery-id>')
+    .action(async (id: string) => {
+      await print(adminFromEnv().delivery(id));
+    });
+  delivery
+    .command('redeliver')
+    .description('Send a delivery again now, whatever its state')
+    .argument('<delivery-id>')
+    .action(async (id: string) => {
+      await print(adminFromEnv().redeliver(id));
+    });
+
+  const webhooks = sandbox.command('webhooks').description("Pause or resume an account's webhook deliveries");
+  for (const [name, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const) {
+    webhooks
+      .command(name)
+      .description(paused ? 'Hold deliveries back, as during a receiver outage' : 'Send held deliveries again')
+      .requiredOption('--account <id>', 'account id')
+      .action(async (o: { account: string }) => {
+        await adminFromEnv().setWebhooksPaused(o.account, paused).catch(explain);
+        console.log(`webhook deliveries ${paused ? 'paused' : 'resumed'}`);
+      });
+  }
+
+  const outcome = sandbox.command('outcome').description("Force the outcome of a number's next messages");
+  outcome
+    .command('set')
+    .description('Messages sent to this number from now on end in this state')
+    .requiredOption('--to <number>', 'recipient, international digits only')
+    .addOption(
+      new Option('--outcome <state>', 'final state, or none (stays sent)')
+        .choices(ForcedOutcomeRequest.shape.outcome.options)
+        .makeOptionMandatory(),
+    )
+    .option('--delay-ms <ms>', 'sent -> final delay (default: the carrier timing)', integer)
+    .action(async (o: { to: string; outcome: ForcedOutcome['outcome']; delayMs?: number }) => {
+      await print(adminFromEnv().setOutcome(o.to, o.outcome, o.delayMs ?? null));
+    });
+  outcome
+    .command('clear')
+    .description("Back to the magic numbers' outcomes")
+    .requiredOption('--to <number>', 'recipient, international digits only')
+    .action(async (o: { to: string }) => {
+      await adminFromEnv().clearOutcome(o.to).catch(explain);
+      console.log(`cleared the outcome of ${o.to}`);
+    });
+  outcome
+    .command('list')
+    .description('Every forced outcome')
+    .action(async () => {
+      await print(adminFromEnv().outcomes());
+    });
+
+  sandbox
+    .command('reset')
+    .description("Forget an account's messages, calls, campaigns, OTPs and deliveries (keeps keys, settings, wallet)")
+    .requiredOption('--account <id>', 'account id')
+    .action(async (o: { account: string }) => {
+      await adminFromEnv().resetAccount(o.account).catch(explain);
+      console.log(`reset ${o.account}`);
+    });
+
+  sandbox
+    .command('console-link')
+    .description('Print a one-time sign-in link to the web console (valid ten minutes)')
+    .action(async () => {
+      console.log(await adminFromEnv().consoleSignInLink().catch(explain));
     });
 
   sandbox

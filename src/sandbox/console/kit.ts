@@ -5,6 +5,7 @@ import type { SandboxContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { Html } from './html.js';
 import { type AccountTab, layout } from './layout.js';
+import { liveVersion } from './live.js';
 import type { Flash, Session } from './session.js';
 
 /** A console-only refusal (CSRF, no session): an HTML error page with this status. */
@@ -40,7 +41,7 @@ export function sessionOf(res: Response): Session {
   return res.locals.session as Session;
 }
 
-export function renderPage(res: Response, session: Session, page: PageResult): void {
+export function renderPage(res: Response, session: Session, page: PageResult, liveSince?: string): void {
   const flash = session.flash;
   session.flash = undefined;
   res
@@ -52,7 +53,7 @@ export function renderPage(res: Response, session: Session, page: PageResult): v
         session,
         body: page.body,
         flash,
-        live: page.live ?? false,
+        live: page.live && liveSince !== undefined ? liveSince : undefined,
         ...(page.account && page.tab
           ? { account: { id: page.account.id, name: page.account.name, current: page.tab } }
           : {}),
@@ -69,7 +70,9 @@ export function accountFrom(ctx: SandboxContext, req: Request): AccountRow {
 export function page(ctx: SandboxContext, view: (visit: Visit) => PageResult): RequestHandler {
   return (req, res) => {
     const session = sessionOf(res);
-    renderPage(res, session, view({ ctx, req, res, session }));
+    // Read before the page's data, so a change made meanwhile is newer than the version the page carries.
+    const since = liveVersion(ctx);
+    renderPage(res, session, view({ ctx, req, res, session }), since);
   };
 }
 

@@ -11,8 +11,8 @@ export interface PageFrame {
   session: Session;
   /** The account whose pages the navigation lists, and which of them this is. */
   account?: { id: string; name: string; current: AccountTab };
-  /** Refresh this page's live regions when the sandbox's data changes. */
-  live?: boolean;
+  /** Refresh this page's live regions when the sandbox's data changes after this version (see live.ts). */
+  live?: string | undefined;
   flash?: Flash | undefined;
   body: Html;
 }
@@ -45,7 +45,7 @@ export function layout(frame: PageFrame): string {
 <link rel="stylesheet" href="${BASE}/static/console.css">
 <script src="${BASE}/static/console.js" defer></script>
 </head>
-<body${frame.live ? html` data-live="${BASE}/live"` : ''}>
+<body${frame.live !== undefined ? html` data-live="${BASE}/live?since=${encodeURIComponent(frame.live)}"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="${BASE}">msgflow sandbox console</a>

@@ -26,10 +26,17 @@ export class LiveFeed {
 
   constructor(private readonly ctx: SandboxContext) {}
 
+  /**
+   * `since` is the version the page was rendered at: when the data moved on between rendering and
+   * subscribing, the page hears about it at once rather than at the next change.
+   */
   subscribe(req: Request, res: Response): void {
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.flushHeaders();
     res.write('retry: 2000\n\n');
+    const current = liveVersion(this.ctx);
+    if (typeof req.query.since === 'string' && req.query.since !== current)
+      res.write(`event: change\ndata: ${current}\n\n`);
     this.subscribers.add(res);
     req.on('close', () => {
       this.subscribers.delete(res);
@@ -79,6 +86,11 @@ export class LiveFeed {
   }
 
   private read(): string {
-    return (this.ctx.db.prepare(VERSION_SQL).get() as { version: string }).version;
+    return liveVersion(this.ctx);
   }
+}
+
+/** A value that changes whenever anything a console page shows live changes. */
+export function liveVersion(ctx: SandboxContext): string {
+  return (ctx.db.prepare(VERSION_SQL).get() as { version: string }).version;
 }

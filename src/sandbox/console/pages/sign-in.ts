@@ -25,7 +25,11 @@ export function registerSignIn(router: Router, ctx: SandboxContext, sessions: Se
         <section class="card">
           <form class="stack" method="post" action="${BASE}/sign-in">
             ${csrfField(session)}
-            <input type="hidden" name="next" value="${nextOf(req, req.query.next)}" />
+            <input
+              type="hidden"
+              name="next"
+              value="${nextOf(req, (req.body as Record<string, unknown> | undefined)?.next ?? req.query.next)}"
+            />
             <div>
               <label for="admin-token">Admin token</label><br />
               <input

@@ -91,7 +91,7 @@ function webhooksPage(ctx: SandboxContext, account: AccountRow, session: Session
             <div><button type="submit">Save endpoint</button></div>
           </form>
           <p>
-            ${postButton(session, `${base}/rotate-secret`, 'Rotate signing secret', { name: `Rotate the signing secret of ${e.url}` })}
+            ${postButton(session, `${base}/rotate-secret`, 'Rotate signing secret', { name: `Rotate signing secret of ${e.url}` })}
             ${postButton(session, `${base}/delete`, 'Delete endpoint', { danger: true, name: `Delete endpoint ${e.url}` })}
           </p>
         </section>`;
