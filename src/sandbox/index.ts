@@ -17,6 +17,7 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { IdempotencyStore } from './idempotency.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
+import { Refusals } from './refusals.js';
 
 export type { SandboxOptions, CarrierTiming, WebhookTiming, WebhookChaos } from './options.js';
 export { DEFAULT_PRICES } from './options.js';
@@ -57,6 +58,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     idempotency,
     limiter: new RateLimiter(),
     signInCodes: new SignInCodes(now),
+    refusals: new Refusals(),
     otpKey: Buffer.from(
       persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')),
       'base64',

@@ -55,8 +55,9 @@ export function redeliver(db: Db, accountId: string, deliveryId: string, now: nu
 
 /**
  * Forgets an account's traffic: messages, calls, campaigns, OTPs, lookups, pending carrier moves, webhook
- * deliveries and their attempts, idempotency keys. Keeps the account, its tokens, settings, webhook
- * endpoints and wallet (balance and ledger), so a test can start again without setting anything up.
+ * deliveries and their attempts, idempotency keys (callers also drop its recorded refusals). Keeps the
+ * account, its tokens, settings, webhook endpoints and wallet (balance and ledger), so a test can start
+ * again without setting anything up.
  */
 export function resetAccount(db: Db, accountId: string): void {
   db.transaction(() => {

@@ -185,7 +185,9 @@ export function adminRouter(ctx: SandboxContext): Router {
   });
 
   on('post', '/accounts/:id/reset', null, (req) => {
-    resetAccount(db, accountOf(req).id);
+    const { id } = accountOf(req);
+    resetAccount(db, id);
+    ctx.refusals.forget(id);
     return { status: 204 };
   });
 

@@ -23,6 +23,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 1rem 1.2rem 3rem; }
 h1 { font-size: 1.5rem; margin: .6rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.6rem 0 .6rem; }
 section.card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .8rem 1rem; margin: 1rem 0; }
+section.card > h2:first-child, section.card > h3:first-child { margin-top: .2rem; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 caption { text-align: left; font-weight: 600; padding: .4rem 0; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }

@@ -1,6 +1,6 @@
 /**
  * Server-sent events for open console pages: a `change` event whenever messages, their states, webhook
- * deliveries or their attempts, calls or the ledger change. One timer watches the database for all
+ * deliveries or their attempts, calls or the ledger change, or an API call is refused. One timer watches the database for all
  * subscribers (a few cheap MAX(seq) reads), so open tabs cost almost nothing.
  */
 import type { Request, Response } from 'express';
@@ -92,5 +92,5 @@ export class LiveFeed {
 
 /** A value that changes whenever anything a console page shows live changes. */
 export function liveVersion(ctx: SandboxContext): string {
-  return (ctx.db.prepare(VERSION_SQL).get() as { version: string }).version;
+  return `${(ctx.db.prepare(VERSION_SQL).get() as { version: string }).version}:${ctx.refusals.total}`;
 }

@@ -63,6 +63,8 @@ export class Sessions {
   /** A fresh signed-in session replacing `previous`. */
   signIn(res: Response, previous: Session | undefined): Session {
     if (previous) this.byId.delete(previous.id);
+    // A signed-out session created by this same request is replaced: one cookie in the answer, not two.
+    res.removeHeader('Set-Cookie');
     return this.create(res, true);
   }
 

@@ -5,9 +5,42 @@ import { accountJson, getAccount, insertAccount, listAccounts } from '../../acco
 import type { SandboxContext } from '../../context.js';
 import { validate } from '../../http/body.js';
 import { spentThisMonth, credit } from '../../wallet.js';
-import { html } from '../html.js';
+import { type Html, html } from '../html.js';
+import type { Refusal } from '../../refusals.js';
+import { timestampOf } from '../../time.js';
 import { accountFrom, action, page, text, wholeNumber } from '../kit.js';
 import { accountUrl, BASE, csrfField, when } from '../layout.js';
+
+function refusalsTable(refusals: readonly Refusal[]): Html {
+  if (refusals.length === 0)
+    return html`<p>No API call of this account has been refused since the sandbox started.</p>`;
+  return html`<table>
+    <caption>
+      Why the latest API calls were refused, newest first (kept in memory, the last ${refusals.length})
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Time</th>
+        <th scope="col">Call</th>
+        <th scope="col">Status</th>
+        <th scope="col">Code</th>
+        <th scope="col">Reason</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${refusals.map(
+        (r) =>
+          html`<tr class="refusal">
+            <td>${when(timestampOf(r.at))}</td>
+            <td><code>${r.method} ${r.path}</code></td>
+            <td>${r.status}</td>
+            <td><code>${r.code}</code></td>
+            <td>${r.message}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
 
 export function registerAccountPages(router: Router, ctx: SandboxContext): void {
   const { db } = ctx;
@@ -139,6 +172,8 @@ export function registerAccountPages(router: Router, ctx: SandboxContext): void 
               <dt>Created</dt>
               <dd>${when(accountJson(fresh).created_at)}</dd>
             </dl>
+            <h2>Recent refusals</h2>
+            ${refusalsTable(ctx.refusals.of(account.id))}
           </div>`,
       };
     }),

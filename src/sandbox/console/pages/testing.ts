@@ -157,6 +157,7 @@ export function registerTestingPages(router: Router, ctx: SandboxContext): void 
       const account = accountFrom(ctx, req);
       if (text(form, 'confirm') !== 'yes') throw new ApiError('validation_failed', 'Tick the box to confirm');
       resetAccount(db, account.id);
+      ctx.refusals.forget(account.id);
       return { to: back(req), flash: { kind: 'ok', text: 'Account reset.' } };
     }),
   );
