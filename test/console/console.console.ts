@@ -260,6 +260,20 @@ describe('sandbox web console', () => {
     shownSecrets.push(rotated);
   });
 
+  it('works from the keyboard: a skip link first, then the page, and forms submit with Enter', async () => {
+    await page.goto(`${accountUrl}/wallet`);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.closest("main") !== null')).toBe(true);
+    await page.getByLabel('Amount in minor units').focus();
+    await page.keyboard.type('250');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${accountUrl}/wallet`);
+    expect(await page.getByRole('status').textContent()).toContain('Added 250 to the wallet');
+  });
+
   /** The console's main pages, for the secrets check, the axe check and the screenshots. */
   const mainPages = (): [name: string, url: string][] => [
     ['accounts', consoleUrl],

@@ -54,7 +54,7 @@ export function layout(frame: PageFrame): string {
   ${frame.session.signedIn && html`<form class="inline" method="post" action="${BASE}/sign-out">${csrfField(frame.session)}<button class="secondary" type="submit">Sign out</button></form>`}
 </header>
 ${account && accountNav(account)}
-<main id="main">
+<main id="main" tabindex="-1">
 ${frame.flash && html`<div class="flash ${frame.flash.kind}" role="${frame.flash.kind === 'error' ? 'alert' : 'status'}">${frame.flash.text}</div>`}
 ${frame.body}
 </main>
