@@ -251,6 +251,27 @@ describe('sandbox web console', () => {
     await deliveriesPage.close();
   });
 
+  it('pages through messages with cursors and filters them by status', async () => {
+    await page.goto(`${accountUrl}/messages?per_page=2`);
+    const idsOn = async () =>
+      Promise.all((await page.locator('tr[data-message]').all()).map((row) => row.getAttribute('data-message')));
+    const first = await idsOn();
+    expect(first).toHaveLength(2);
+    await page.getByRole('link', { name: 'Older messages' }).click();
+    const second = await idsOn();
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    await page.getByRole('link', { name: 'Newest messages' }).click();
+    expect(await idsOn()).toEqual(first);
+
+    await page.getByLabel('Status').selectOption('delivered');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('delivered');
+    const states = await page.locator('tr[data-message] .status').allTextContents();
+    expect(states.length).toBeGreaterThan(0);
+    expect(new Set(states)).toEqual(new Set(['delivered']));
+  });
+
   it('rotates a signing secret, shown once', async () => {
     await page.goto(`${accountUrl}/webhooks`);
     await page.getByRole('button', { name: `Rotate signing secret of ${receiver.url}` }).click();

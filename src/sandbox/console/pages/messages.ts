@@ -16,9 +16,13 @@ export function registerMessagePages(router: Router, ctx: SandboxContext): void 
       const account = accountFrom(ctx, req);
       const { query, page: list } = messagesPage(ctx, account, req);
       const url = accountUrl(account.id, '/messages');
-      const next =
-        list.next_cursor &&
-        `${url}?${new URLSearchParams({ ...(query.status ? { status: query.status } : {}), cursor: list.next_cursor })}`;
+      // The filter and page size travel with the cursor (which is only valid for the same filter).
+      const kept = {
+        ...(query.status ? { status: query.status } : {}),
+        ...(typeof req.query.per_page === 'string' ? { per_page: String(query.per_page) } : {}),
+      };
+      const next = list.next_cursor && `${url}?${new URLSearchParams({ ...kept, cursor: list.next_cursor })}`;
+      const newest = `${url}${Object.keys(kept).length > 0 ? `?${new URLSearchParams(kept)}` : ''}`;
       return {
         title: 'Messages',
         account,
@@ -74,7 +78,7 @@ export function registerMessagePages(router: Router, ctx: SandboxContext): void 
             }
           </div>
           ${next && html`<p class="pager"><a href="${next}">Older messages</a></p>`}
-          ${query.cursor && html`<p class="pager"><a href="${url}${query.status ? `?status=${query.status}` : ''}">Newest messages</a></p>`}`,
+          ${query.cursor && html`<p class="pager"><a href="${newest}">Newest messages</a></p>`}`,
       };
     }),
   );
