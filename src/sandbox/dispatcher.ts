@@ -168,7 +168,12 @@ export class WebhookDispatcher {
     }
   }
 
+  /** The attempt's row and the delivery's new state commit together, so a crash cannot count an attempt twice. */
   private record(delivery: DeliveryRow, result: AttemptResult): void {
+    this.db.transaction(() => this.recordAttempt(delivery, result))();
+  }
+
+  private recordAttempt(delivery: DeliveryRow, result: AttemptResult): void {
     const attempts = delivery.attempts + 1;
     const now = this.now();
     this.db

@@ -1,5 +1,5 @@
 /** What console pages and form actions share: rendering, flash-and-redirect, and the account in the path. */
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { type AccountRow, getAccount } from '../accounts.js';
 import type { SandboxContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
@@ -131,5 +131,3 @@ export function wholeNumber(form: Record<string, unknown>, name: string): number
   if (value === '') return null;
   return /^\d{1,15}$/.test(value) ? Number(value) : 'invalid';
 }
-
-export type PageRegistrar = (router: Router, ctx: SandboxContext) => void;

@@ -111,7 +111,3 @@ export function when(timestamp: string | null | undefined): Html {
   if (!timestamp) return html`<span class="muted">never</span>`;
   return html`<time datetime="${timestamp}">${timestamp.replace('T', ' ').replace(/\.\d+/, '')}</time>`;
 }
-
-export function money(amount: number, currency: string): string {
-  return `${(amount / 100).toFixed(2)} ${currency} (${amount} minor units)`;
-}
