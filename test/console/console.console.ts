@@ -155,7 +155,7 @@ describe('sandbox web console', () => {
     sendingToken = await createKey('sender', ['sms:send', 'reports', 'webhooks']);
 
     await page.goto(`${accountUrl}/webhooks`);
-    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByLabel('URL', { exact: true }).fill(receiver.url);
     await page
       .locator('section[aria-labelledby="new-endpoint"]')
       .getByLabel(/Batch deliveries/)
@@ -279,6 +279,15 @@ describe('sandbox web console', () => {
     expect(rotated).toMatch(/^whsec_/);
     expect(shownSecrets).not.toContain(rotated);
     shownSecrets.push(rotated);
+
+    // The event filter is edited in place: only failures from now on.
+    const endpoint = page.locator('section.card', { hasText: receiver.url });
+    await endpoint.getByLabel('message.failed').check();
+    await endpoint.getByRole('button', { name: 'Save endpoint' }).click();
+    expect(await page.getByRole('status').textContent()).toContain('Endpoint saved');
+    expect(
+      squash(await page.locator('section.card', { hasText: receiver.url }).locator('p.muted').textContent()),
+    ).toContain('message.failed · batch deliveries on');
   });
 
   it('works from the keyboard: a skip link first, then the page, and forms submit with Enter', async () => {

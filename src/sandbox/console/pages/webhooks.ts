@@ -78,6 +78,10 @@ function webhooksPage(ctx: SandboxContext, account: AccountRow, session: Session
           </p>
           <form class="stack" method="post" action="${base}">
             ${csrfField(session)}
+            <div>
+              <label for="url-${e.id}">Endpoint URL</label><br />
+              <input id="url-${e.id}" name="url" type="url" required size="60" value="${e.url}" />
+            </div>
             <fieldset>
               <legend>Events (none ticked: all events)</legend>
               ${eventBoxes(`ev-${e.id}`, all ? [] : e.events)}
@@ -158,7 +162,7 @@ export function registerWebhookPages(router: Router, ctx: SandboxContext): void 
       const account = accountFrom(ctx, req);
       const body = validate(
         routes.webhookUpdate.body,
-        { events: eventsOf(form), batch: checked(form, 'batch') },
+        { url: text(form, 'url'), events: eventsOf(form), batch: checked(form, 'batch') },
         'body',
       );
       webhookUpdate(call<'webhookUpdate'>(ctx, account, undefined, { id: String(req.params.webhookId) }, body));
