@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
+import { FINAL_STATUSES } from './constants.js';
 import { Scope } from './scopes.js';
 
 export const CreateAccountRequest = z.strictObject({
@@ -46,6 +47,7 @@ export const InboxEntry = z.looseObject({
   mobile_number: PlusNumber,
   sender: z.string(),
   text: z.string(),
+  code: z.string().nullable().optional().meta({ description: 'The code, for an OTP text' }),
   created_at: OffsetDateTime,
 });
 export type InboxEntry = z.infer<typeof InboxEntry>;
@@ -71,3 +73,63 @@ export const LedgerEntry = z.looseObject({
   created_at: OffsetDateTime,
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
+
+/** An API token as the account's list shows it: its prefix, never the secret (GET /admin/accounts/{id}/tokens). */
+export const TokenSummary = z.looseObject({
+  id: Id,
+  name: z.string().nullable(),
+  prefix: z.string().nullable().meta({ description: "The secret's first characters; null for older tokens" }),
+  scopes: z.array(Scope),
+  created_at: OffsetDateTime,
+  last_used_at: OffsetDateTime.nullable(),
+  revoked_at: OffsetDateTime.nullable(),
+});
+export type TokenSummary = z.infer<typeof TokenSummary>;
+
+/** One try at sending a webhook delivery, as the dispatcher recorded it. */
+export const DeliveryAttempt = z.looseObject({
+  attempt: z.number().int().positive(),
+  at: OffsetDateTime,
+  latency_ms: z.number().int().nonnegative(),
+  status: z.number().int().nullable().meta({ description: 'HTTP status; null when no answer came' }),
+  error: z.string().nullable(),
+  response_start: z.string().nullable().meta({ description: "The start of the receiver's answer" }),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+export const DeliveryState = z.enum(['pending', 'delivered', 'failed', 'cancelled']);
+
+/** A webhook delivery (one body to one endpoint; its id is the webhook-id) with every attempt so far. */
+export const DeliveryRecord = z.looseObject({
+  id: Id,
+  webhook_id: Id,
+  url: z.string().nullable(),
+  state: DeliveryState,
+  event_types: z.array(z.string()),
+  message_ids: z.array(z.string()),
+  body: z.string(),
+  attempts: z.array(DeliveryAttempt),
+  next_attempt_at: OffsetDateTime.nullable().meta({ description: 'When a pending delivery is tried next' }),
+  created_at: OffsetDateTime,
+});
+export type DeliveryRecord = z.infer<typeof DeliveryRecord>;
+
+export const DeliveryListQuery = z.strictObject({
+  message_id: z.string().min(1).max(200).optional(),
+  state: DeliveryState.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
+export const WebhooksPausedRequest = z.strictObject({ paused: z.boolean() });
+
+/** A number's forced outcome: its next messages end in `outcome` (`none`: never final), optionally after a delay. */
+export const ForcedOutcomeRequest = z.strictObject({
+  outcome: z.enum([...FINAL_STATUSES, 'none']),
+  final_delay_ms: z.number().int().min(0).max(86_400_000).nullable().default(null),
+});
+export const ForcedOutcome = z.looseObject({
+  mobile_number: PlusNumber,
+  outcome: ForcedOutcomeRequest.shape.outcome,
+  final_delay_ms: z.number().int().nullable(),
+});
+export type ForcedOutcome = z.infer<typeof ForcedOutcome>;

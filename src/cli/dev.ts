@@ -164,6 +164,7 @@ export function registerDevCommands(program: Command): void {
           'msgflow dev is running:',
           `  Temporal      ${temporal.address}   (namespace ${temporal.namespace})`,
           `  Temporal UI   ${temporal.uiUrl ?? '(external server)'}`,
+          `  Console       ${stack.sandbox.consoleSignInLink()}   (sandbox web console: one-time sign-in link, valid 10 minutes; another: msgflow sandbox console-link)`,
           `  Sandbox API   ${stack.sandbox.baseUrl}`,
           `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
           `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,

@@ -4,13 +4,14 @@
  * declared and validated in src/config.ts (SandboxEnv); a flag wins over its variable.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type DeliveryRecord, DeliveryState, type ForcedOutcome, ForcedOutcomeRequest } from '../api/admin.js';
 import { formatDuration } from '../api/duration.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 import { ConfigError, SandboxEnv } from '../config.js';
 import { detailsOf } from '../api/errors.js';
 import { DEFAULTS } from '../sandbox/options.js';
 import { SandboxAdmin, SandboxAdminError, type SandboxOptions, startSandbox } from '../sandbox/index.js';
-import { type JsonFlag, printResult, withJson } from './common.js';
+import { duration, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 import { untilStopSignal } from './signals.js';
 
 /** Start flags and the variable each one overrides. */
@@ -160,6 +161,7 @@ export function registerSandboxCommands(program: Command): void {
   start.action(async (flags: Flags) => {
     const running = await startSandbox(sandboxOptionsFrom(flags));
     console.log(`sandbox: ${running.baseUrl}`);
+    console.log(`sandbox console: ${running.consoleUrl} (one-time sign-in link: ${running.consoleSignInLink()})`);
     if (running.adminTokenGenerated) console.log(`sandbox admin token: ${running.adminToken}`);
     await untilStopSignal();
     await running.close();
@@ -198,6 +200,23 @@ export function registerSandboxCommands(program: Command): void {
       `token ${created.id} (${created.scopes.join(',')}); its secret, shown this once:`,
       created.token,
     ]);
+  });
+  withJson(
+    token
+      .command('list')
+      .description("An account's tokens: prefix, scopes, created, last used, revoked (never secrets)")
+      .requiredOption('--account <id>', 'account id'),
+  ).action(async (o: JsonFlag & { account: string }) => {
+    const tokens = await adminFromEnv().tokens(o.account).catch(explain);
+    printResult(o, tokens, () =>
+      tokens.length
+        ? tokens.map(
+            (t) =>
+              `${t.id}  ${t.prefix ? `${t.prefix}…` : '(no prefix)'}  ${t.scopes.join(',')}  ` +
+              `last used ${t.last_used_at ?? 'never'}${t.revoked_at ? `  revoked ${t.revoked_at}` : ''}`,
+          )
+        : 'no tokens',
+    );
   });
   withJson(token.command('revoke').description('Revoke an API token').argument('<token-id>')).action(
     async (id: string, flags: JsonFlag) => {
@@ -246,6 +265,114 @@ export function registerSandboxCommands(program: Command): void {
 
   withJson(
     sandbox
+      .command('deliveries')
+      .description(
+        "An account's webhook deliveries with every attempt (status, latency, start of the answer), newest first",
+      )
+      .requiredOption('--account <id>', 'account id')
+      .option('--message <id>', "only deliveries carrying this message's events")
+      .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DeliveryState.options))
+      .option('--limit <n>', 'at most this many (default 50)', positive),
+  ).action(
+    async (o: JsonFlag & { account: string; message?: string; state?: DeliveryRecord['state']; limit?: number }) => {
+      const deliveries = await adminFromEnv()
+        .deliveries(o.account, definedOnly({ messageId: o.message, state: o.state, limit: o.limit }))
+        .catch(explain);
+      printResult(o, deliveries, () => (deliveries.length ? deliveries.map(deliveryLine) : 'no deliveries'));
+    },
+  );
+
+  const delivery = sandbox.command('delivery').description('One webhook delivery');
+  withJson(delivery.command('show').description('A delivery with its attempts').argument('<delivery-id>')).action(
+    async (id: string, flags: JsonFlag) => {
+      const shown = await adminFromEnv().delivery(id).catch(explain);
+      printResult(flags, shown, () => [
+        deliveryLine(shown),
+        ...shown.attempts.map(
+          (a) =>
+            `  attempt ${a.attempt}  ${a.at}  ${a.status ?? a.error ?? 'no answer'}  ${a.latency_ms} ms` +
+            (a.response_start ? `  ${JSON.stringify(a.response_start)}` : ''),
+        ),
+      ]);
+    },
+  );
+  withJson(
+    delivery
+      .command('redeliver')
+      .description('Send a delivery again now, whatever its state')
+      .argument('<delivery-id>'),
+  ).action(async (id: string, flags: JsonFlag) => {
+    const queued = await adminFromEnv().redeliver(id).catch(explain);
+    printResult(flags, queued, () => `delivery ${queued.id} queued again (${queued.state})`);
+  });
+
+  const webhooks = sandbox.command('webhooks').description("Pause or resume an account's webhook deliveries");
+  for (const [name, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const) {
+    withJson(
+      webhooks
+        .command(name)
+        .description(paused ? 'Hold deliveries back, as during a receiver outage' : 'Send held deliveries again')
+        .requiredOption('--account <id>', 'account id'),
+    ).action(async (o: JsonFlag & { account: string }) => {
+      await adminFromEnv().setWebhooksPaused(o.account, paused).catch(explain);
+      printResult(o, { account: o.account, paused }, () => `webhook deliveries ${paused ? 'paused' : 'resumed'}`);
+    });
+  }
+
+  const outcome = sandbox.command('outcome').description("Force the outcome of a number's next messages");
+  withJson(
+    outcome
+      .command('set')
+      .description('Messages sent to this number from now on end in this state')
+      .requiredOption('--to <number>', 'recipient, international digits only')
+      .addOption(
+        new Option('--outcome <state>', 'final state, or none (stays sent)')
+          .choices(ForcedOutcomeRequest.shape.outcome.options)
+          .makeOptionMandatory(),
+      )
+      .option('--delay <duration>', 'sent -> final delay, e.g. 0s or 2m (default: the carrier timing)', duration),
+  ).action(async (o: JsonFlag & { to: string; outcome: ForcedOutcome['outcome']; delay?: number }) => {
+    const forced = await adminFromEnv()
+      .setOutcome(o.to, o.outcome, o.delay ?? null)
+      .catch(explain);
+    printResult(o, forced, () => outcomeLine(forced));
+  });
+  withJson(
+    outcome
+      .command('clear')
+      .description("Back to the magic numbers' outcomes")
+      .requiredOption('--to <number>', 'recipient, international digits only'),
+  ).action(async (o: JsonFlag & { to: string }) => {
+    await adminFromEnv().clearOutcome(o.to).catch(explain);
+    printResult(o, { to: o.to, cleared: true }, () => `cleared the outcome of ${o.to}`);
+  });
+  withJson(outcome.command('list').description('Every forced outcome')).action(async (flags: JsonFlag) => {
+    const outcomes = await adminFromEnv().outcomes().catch(explain);
+    printResult(flags, outcomes, () => (outcomes.length ? outcomes.map(outcomeLine) : 'no forced outcomes'));
+  });
+
+  withJson(
+    sandbox
+      .command('reset')
+      .description("Forget an account's messages, calls, campaigns, OTPs and deliveries (keeps keys, settings, wallet)")
+      .requiredOption('--account <id>', 'account id'),
+  ).action(async (o: JsonFlag & { account: string }) => {
+    await adminFromEnv().resetAccount(o.account).catch(explain);
+    printResult(o, { account: o.account, reset: true }, () => `reset ${o.account}`);
+  });
+
+  withJson(
+    sandbox.command('console-link').description('Print a one-time sign-in link to the web console (valid ten minutes)'),
+  ).action(async (flags: JsonFlag) => {
+    const url = await adminFromEnv().consoleSignInLink().catch(explain);
+    printResult(flags, { url }, () => url);
+  });
+
+  withJson(
+    sandbox
       .command('ledger')
       .description("An account's credits and charges")
       .requiredOption('--account <id>', 'account id'),
@@ -286,6 +413,21 @@ function explain(error: unknown): never {
   if (error instanceof TypeError)
     throw new Error(`cannot reach the sandbox (${(error.cause as Error | undefined)?.message ?? error.message})`);
   throw error;
+}
+
+const positive = positiveInt('--limit');
+
+function deliveryLine(d: DeliveryRecord): string {
+  const last = d.attempts.at(-1);
+  const tried = last
+    ? `${d.attempts.length} attempt(s), last ${last.status ?? last.error ?? 'no answer'}`
+    : 'not tried';
+  return `${d.id}  ${d.state}  ${d.event_types.join(',')}  ${d.url ?? '(endpoint deleted)'}  ${tried}`;
+}
+
+function outcomeLine(f: ForcedOutcome): string {
+  const delay = f.final_delay_ms === null ? '' : ` after ${formatDuration(f.final_delay_ms)}`;
+  return `${f.mobile_number}: ${f.outcome === 'none' ? 'stays sent' : `ends ${f.outcome}${delay}`}`;
 }
 
 function integer(value: string): number {

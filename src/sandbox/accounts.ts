@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import type { Account } from '../api/admin.js';
+import type { Account, TokenSummary } from '../api/admin.js';
 import type { Scope } from '../api/scopes.js';
 import type { Db } from './db.js';
 import { newId } from './ids.js';
@@ -17,6 +17,7 @@ export interface AccountRow {
   balance: number;
   spend_cap: number | null;
   rate_per_minute: number | null;
+  webhooks_paused: number;
   created_at: number;
 }
 
@@ -28,6 +29,19 @@ export interface TokenRow {
 }
 
 const TOKEN_PREFIX = 'sk_sandbox_';
+/** How much of a secret is kept in clear to tell tokens apart in a list: the fixed prefix and 4 random characters. */
+const SHOWN_PREFIX_LENGTH = TOKEN_PREFIX.length + 4;
+
+export interface TokenListRow {
+  id: string;
+  name: string | null;
+  /** Null for tokens created before prefixes were stored. */
+  prefix: string | null;
+  scopes: Scope[];
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -41,6 +55,23 @@ export function accountJson(row: AccountRow): Account {
     currency: row.currency,
     created_at: timestampOf(row.created_at),
   };
+}
+
+export function tokenJson(row: TokenListRow): TokenSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    created_at: timestampOf(row.created_at),
+    last_used_at: row.last_used_at === null ? null : timestampOf(row.last_used_at),
+    revoked_at: row.revoked_at === null ? null : timestampOf(row.revoked_at),
+  };
+}
+
+/** Every account, newest first. */
+export function listAccounts(db: Db): AccountRow[] {
+  return db.prepare('SELECT * FROM accounts ORDER BY seq DESC').all() as AccountRow[];
 }
 
 export function getAccount(db: Db, id: string): AccountRow | undefined {
@@ -63,19 +94,34 @@ export function createToken(
   db: Db,
   accountId: string,
   input: { scopes: Scope[]; name?: string | undefined; now: number },
-): { id: string; token: string; scopes: Scope[]; name: string | null } {
+): { id: string; token: string; prefix: string; scopes: Scope[]; name: string | null } {
   const id = newId('tok');
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const scopes = [...new Set(input.scopes)];
-  db.prepare('INSERT INTO tokens (id, account_id, hash, scopes, name, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-    id,
-    accountId,
-    hashToken(token),
-    JSON.stringify(scopes),
-    input.name ?? null,
-    input.now,
+  const prefix = token.slice(0, SHOWN_PREFIX_LENGTH);
+  db.prepare(
+    'INSERT INTO tokens (id, account_id, hash, prefix, scopes, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(id, accountId, hashToken(token), prefix, JSON.stringify(scopes), input.name ?? null, input.now);
+  return { id, token, prefix, scopes, name: input.name ?? null };
+}
+
+/** An account's tokens, newest first, revoked ones included; never their secrets. */
+export function listTokens(db: Db, accountId: string): TokenListRow[] {
+  const rows = db
+    .prepare(
+      'SELECT id, name, prefix, scopes, created_at, last_used_at, revoked_at FROM tokens WHERE account_id = ? ORDER BY seq DESC',
+    )
+    .all(accountId) as (Omit<TokenListRow, 'scopes'> & { scopes: string })[];
+  return rows.map((r) => ({ ...r, scopes: JSON.parse(r.scopes) as Scope[] }));
+}
+
+/** Records a use, at most once a second per token, so a burst of calls does not turn into a burst of writes. */
+export function touchToken(db: Db, tokenId: string, now: number): void {
+  db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)').run(
+    now,
+    tokenId,
+    now - 1000,
   );
-  return { id, token, scopes, name: input.name ?? null };
 }
 
 /** The live (not revoked) token with this secret, if any. */

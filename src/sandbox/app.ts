@@ -1,17 +1,20 @@
 /**
  * The sandbox's HTTP surface: /healthz, /v1 (the Messaging API, mounted from the route table),
- * /v1/openapi.json, and /admin. Whatever goes wrong, the answer is a JSON error body, never a crash.
+ * /v1/openapi.json, /admin, and the web console under /dashboard (HTML, with its own error pages).
+ * Whatever goes wrong elsewhere, the answer is a JSON error body, never a crash.
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { openApiDocument } from '../api/openapi.js';
 import { adminRouter } from './admin/routes.js';
+import { CONSOLE_BASE } from './console/base.js';
+import type { Console } from './console/router.js';
 import type { SandboxContext } from './context.js';
 import { handlers } from './handlers/index.js';
 import { bodyParserError } from './http/body.js';
 import { ApiError } from './http/errors.js';
 import { v1Router } from './http/pipeline.js';
 
-export function createApp(ctx: SandboxContext): Express {
+export function createApp(ctx: SandboxContext, console: Console): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.options.trustProxy);
@@ -27,6 +30,7 @@ export function createApp(ctx: SandboxContext): Express {
   });
   app.use('/v1', v1Router(ctx, handlers));
   app.use('/admin', adminRouter(ctx));
+  app.use(CONSOLE_BASE, console.router);
 
   app.use((req) => {
     throw new ApiError('not_found', `There is no endpoint ${req.method} ${req.path}`);

@@ -126,13 +126,16 @@ export class Carrier {
   }
 
   private moveMessage(id: string, status: MessageStatus, now: number): void {
-    const message = this.db.prepare('SELECT account_id, mobile_number, outcome FROM messages WHERE id = ?').get(id) as
-      { account_id: string; mobile_number: string; outcome: MessageOutcome } | undefined;
+    const message = this.db
+      .prepare('SELECT account_id, mobile_number, outcome, final_delay_ms FROM messages WHERE id = ?')
+      .get(id) as
+      { account_id: string; mobile_number: string; outcome: MessageOutcome; final_delay_ms: number | null } | undefined;
     if (!message) return;
     this.db.prepare('UPDATE messages SET status = ?, updated_at = ? WHERE id = ?').run(status, now, id);
     this.recordHistory(id, status, now);
     if (status === 'sent') {
-      if (message.outcome !== 'none') this.schedule('message', id, message.outcome, now + this.timing.finalMs);
+      if (message.outcome !== 'none')
+        this.schedule('message', id, message.outcome, now + (message.final_delay_ms ?? this.timing.finalMs));
       return;
     }
     const final = status as FinalStatus;

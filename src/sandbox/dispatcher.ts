@@ -5,6 +5,10 @@
  * (or later, when a 429/503 carries a longer Retry-After); when the schedule runs out the delivery is
  * marked failed. State lives in the database, so pending deliveries survive a restart.
  *
+ * Every attempt is written to `delivery_attempts` (time, HTTP status or error, latency, the start of the
+ * receiver's answer) for the console and the admin API. Deliveries of an account whose webhooks are paused
+ * wait, due, until they are resumed. During a secret rotation both the new and the previous secret sign.
+ *
  * Shaped for fault injection: `plan()` decides how each attempt goes out (delay, duplicate), so chaos
  * options slot in without touching the send/retry logic.
  */
@@ -20,16 +24,27 @@ interface DeliveryRow {
   attempts: number;
   url: string | null;
   secret: string | null;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
   deleted_at: number | null;
 }
+
+/** How much of a receiver's answer is kept per attempt: enough to read an error message. */
+export const RESPONSE_START_BYTES = 512;
 
 interface AttemptPlan {
   extraDelayMs: number;
   duplicate: boolean;
 }
 
-type AttemptResult =
-  { ok: true; status: number } | { ok: false; status: number | null; error: string; retryAfterMs: number | null };
+interface AttemptTiming {
+  startedAt: number;
+  latencyMs: number;
+  responseStart: string | null;
+}
+
+type AttemptResult = AttemptTiming &
+  ({ ok: true; status: number } | { ok: false; status: number | null; error: string; retryAfterMs: number | null });
 
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -53,9 +68,11 @@ export class WebhookDispatcher {
     if (room <= 0) return;
     const due = this.db
       .prepare(
-        `SELECT d.id, d.webhook_id, d.body, d.attempts, w.url, w.secret, w.deleted_at
+        `SELECT d.id, d.webhook_id, d.body, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until,
+                w.deleted_at
            FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
           WHERE d.state = 'pending' AND d.next_attempt_at <= ?
+            AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = w.account_id AND a.webhooks_paused = 1)
           ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
       )
       .all(this.now(), room + this.inFlight.size) as DeliveryRow[];
@@ -63,7 +80,9 @@ export class WebhookDispatcher {
       if (this.inFlight.size >= this.timing.concurrency) break;
       if (this.inFlight.has(delivery.id)) continue;
       if (!delivery.url || !delivery.secret || delivery.deleted_at !== null) {
-        this.db.prepare("UPDATE deliveries SET state = 'cancelled' WHERE id = ?").run(delivery.id);
+        this.db
+          .prepare("UPDATE deliveries SET state = 'cancelled', updated_at = ? WHERE id = ?")
+          .run(this.now(), delivery.id);
         continue;
       }
       const running = this.deliver(delivery).finally(() => {
@@ -110,7 +129,17 @@ export class WebhookDispatcher {
   }
 
   private async attempt(delivery: DeliveryRow): Promise<AttemptResult> {
-    const headers = signWebhook([delivery.secret!], delivery.id, Math.floor(this.now() / 1000), delivery.body);
+    const startedAt = this.now();
+    const secrets = [delivery.secret!];
+    if (delivery.previous_secret && (delivery.previous_secret_until ?? 0) > startedAt)
+      secrets.push(delivery.previous_secret);
+    const headers = signWebhook(secrets, delivery.id, Math.floor(startedAt / 1000), delivery.body);
+    const started = performance.now();
+    const timing = (responseStart: string | null): AttemptTiming => ({
+      startedAt,
+      latencyMs: Math.round(performance.now() - started),
+      responseStart,
+    });
     try {
       const response = await fetch(delivery.url!, {
         method: 'POST',
@@ -119,9 +148,10 @@ export class WebhookDispatcher {
         redirect: 'manual',
         signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.timing.timeoutMs)]),
       });
-      await response.body?.cancel().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+      const answered = timing(await readStart(response));
+      if (response.status >= 200 && response.status < 300) return { ...answered, ok: true, status: response.status };
       return {
+        ...answered,
         ok: false,
         status: response.status,
         error: `HTTP ${response.status}`,
@@ -134,18 +164,37 @@ export class WebhookDispatcher {
       const name = error instanceof Error ? error.name : '';
       const message =
         name === 'TimeoutError' ? `timed out after ${this.timing.timeoutMs} ms` : describeNetworkError(error);
-      return { ok: false, status: null, error: message, retryAfterMs: null };
+      return { ...timing(null), ok: false, status: null, error: message, retryAfterMs: null };
     }
   }
 
+  /** The attempt's row and the delivery's new state commit together, so a crash cannot count an attempt twice. */
   private record(delivery: DeliveryRow, result: AttemptResult): void {
+    this.db.transaction(() => this.recordAttempt(delivery, result))();
+  }
+
+  private recordAttempt(delivery: DeliveryRow, result: AttemptResult): void {
     const attempts = delivery.attempts + 1;
+    const now = this.now();
+    this.db
+      .prepare(
+        'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, latency_ms, status, error, response_start) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        delivery.id,
+        attempts,
+        result.startedAt,
+        result.latencyMs,
+        result.status,
+        result.ok ? null : result.error,
+        result.responseStart,
+      );
     if (result.ok) {
       this.db
         .prepare(
-          "UPDATE deliveries SET state = 'delivered', attempts = ?, last_status = ?, last_error = NULL WHERE id = ?",
+          "UPDATE deliveries SET state = 'delivered', attempts = ?, last_status = ?, last_error = NULL, updated_at = ? WHERE id = ?",
         )
-        .run(attempts, result.status, delivery.id);
+        .run(attempts, result.status, now, delivery.id);
       return;
     }
     const scheduled = this.timing.retryScheduleMs[attempts - 1];
@@ -155,14 +204,18 @@ export class WebhookDispatcher {
     this.log(scheduled === undefined ? `sandbox: ${where}; giving up` : `sandbox: ${where}; retrying`);
     if (scheduled === undefined) {
       this.db
-        .prepare("UPDATE deliveries SET state = 'failed', attempts = ?, last_status = ?, last_error = ? WHERE id = ?")
-        .run(attempts, result.status, result.error, delivery.id);
+        .prepare(
+          "UPDATE deliveries SET state = 'failed', attempts = ?, last_status = ?, last_error = ?, updated_at = ? WHERE id = ?",
+        )
+        .run(attempts, result.status, result.error, now, delivery.id);
       return;
     }
     const delay = Math.max(scheduled, result.retryAfterMs ?? 0);
     this.db
-      .prepare('UPDATE deliveries SET attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ? WHERE id = ?')
-      .run(attempts, this.now() + delay, result.status, result.error, delivery.id);
+      .prepare(
+        'UPDATE deliveries SET attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE id = ?',
+      )
+      .run(attempts, now + delay, result.status, result.error, now, delivery.id);
   }
 }
 
@@ -172,6 +225,28 @@ export function retryAfterMs(header: string | null, now: number): number | null 
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const date = Date.parse(header);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** The first RESPONSE_START_BYTES of the answer's body (as text), then the rest is dropped unread. */
+async function readStart(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_START_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // A body cut short still leaves what arrived.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const text = Buffer.concat(chunks).subarray(0, RESPONSE_START_BYTES).toString('utf8');
+  return text === '' ? null : text;
 }
 
 function originOf(url: string): string {

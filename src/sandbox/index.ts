@@ -6,6 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { listen, type Listening } from '../http/listen.js';
 import { createApp } from './app.js';
+import { CONSOLE_BASE } from './console/base.js';
+import { createConsole } from './console/router.js';
+import { SignInCodes, signInLink } from './console/session.js';
 import { Carrier } from './carrier.js';
 import type { SandboxContext } from './context.js';
 import { CursorCodec } from './cursor.js';
@@ -14,6 +17,7 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { IdempotencyStore } from './idempotency.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
+import { Refusals } from './refusals.js';
 
 export type { SandboxOptions, CarrierTiming, WebhookTiming, WebhookChaos } from './options.js';
 export { DEFAULT_PRICES } from './options.js';
@@ -30,6 +34,10 @@ export interface RunningSandbox {
   adminToken: string;
   /** Whether the admin token was generated (it is then printed at start by the CLI). */
   adminTokenGenerated: boolean;
+  /** url + '/dashboard': the web console. */
+  consoleUrl: string;
+  /** A link that signs into the console once, within ten minutes; it carries a one-time code, never the admin token. */
+  consoleSignInLink(): string;
   /** Stops the timer loops and the server, then closes the database. */
   close(): Promise<void>;
 }
@@ -49,16 +57,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     cursors: new CursorCodec(db),
     idempotency,
     limiter: new RateLimiter(),
+    signInCodes: new SignInCodes(now),
+    refusals: new Refusals(),
     otpKey: Buffer.from(
       persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')),
       'base64',
     ),
   };
   const dispatcher = new WebhookDispatcher(db, opts.webhooks, now, opts.log);
+  const webConsole = createConsole(ctx);
 
   let listening: Listening;
   try {
-    listening = await listen(createApp(ctx), opts.host, opts.port);
+    listening = await listen(createApp(ctx, webConsole), opts.host, opts.port);
   } catch (error) {
     db.close();
     throw error;
@@ -86,9 +97,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl: `${url}/v1`,
     adminToken: opts.adminToken,
     adminTokenGenerated,
+    consoleUrl: `${url}${CONSOLE_BASE}`,
+    consoleSignInLink: () => signInLink(url, ctx.signInCodes),
     close: () =>
       (closing ??= (async () => {
         clearInterval(loop);
+        webConsole.close();
         await dispatcher.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

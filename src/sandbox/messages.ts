@@ -4,6 +4,7 @@ import type { MessageStatus } from '../api/events.js';
 import { isFinalStatus } from '../api/constants.js';
 import { messageOutcomeFor } from './carrier.js';
 import type { Db } from './db.js';
+import { forcedOutcomeFor } from './test-controls.js';
 import { timestampOf } from './time.js';
 
 export interface MessageRow {
@@ -56,11 +57,13 @@ export interface NewMessage {
   now: number;
 }
 
+/** The outcome is fixed at send time: a forced outcome for the number (test controls), else the magic numbers. */
 export function insertMessage(db: Db, m: NewMessage): void {
+  const forced = forcedOutcomeFor(db, m.mobileNumber);
   db.prepare(
-    `INSERT INTO messages (id, account_id, kind, campaign_id, mobile_number, sender, text, display_text, status,
-       outcome, segments, cost, currency, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO messages (id, account_id, kind, campaign_id, mobile_number, sender, text, display_text, status, outcome,
+       final_delay_ms, segments, cost, currency, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     m.id,
     m.accountId,
@@ -70,7 +73,8 @@ export function insertMessage(db: Db, m: NewMessage): void {
     m.sender,
     m.text,
     m.displayText,
-    messageOutcomeFor(m.mobileNumber),
+    forced?.outcome ?? messageOutcomeFor(m.mobileNumber),
+    forced?.final_delay_ms ?? null,
     m.segments,
     m.cost,
     m.currency,

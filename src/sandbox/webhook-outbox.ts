@@ -28,16 +28,19 @@ export function enqueueStatusEvent(db: Db, accountId: string, event: MessageStat
     if (endpoint.batch) {
       db.prepare('INSERT INTO batch_items (webhook_id, event) VALUES (?, ?)').run(endpoint.id, body);
     } else {
-      insertDelivery(db, endpoint.id, body, now);
+      insertDelivery(db, endpoint.id, body, [event.provider_message_id], now);
     }
   }
 }
 
-function insertDelivery(db: Db, webhookId: string, body: string, now: number): void {
+/** A delivery row, linked to the messages whose events it carries (so a message can list its deliveries). */
+function insertDelivery(db: Db, webhookId: string, body: string, messageIds: string[], now: number): void {
+  const id = newId('evt');
   db.prepare(
-    'INSERT INTO deliveries (id, webhook_id, body, state, next_attempt_at, created_at) ' +
-      "VALUES (?, ?, ?, 'pending', ?, ?)",
-  ).run(newId('evt'), webhookId, body, now, now);
+    "INSERT INTO deliveries (id, webhook_id, body, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
+  ).run(id, webhookId, body, now, now, now);
+  const link = db.prepare('INSERT OR IGNORE INTO delivery_messages (delivery_id, message_id) VALUES (?, ?)');
+  for (const messageId of messageIds) link.run(id, messageId);
 }
 
 /** Turns waiting batch items into deliveries: per endpoint, chunks of up to `batchMax` events, oldest first. */
@@ -61,7 +64,13 @@ export function collectBatches(db: Db, batchMax: number, now: number): void {
           type: BATCH_EVENT_TYPE,
           events: events.slice(i, i + batchMax).map((e) => JSON.parse(e) as MessageStatusEvent),
         };
-        insertDelivery(db, webhookId, JSON.stringify(batch), now);
+        insertDelivery(
+          db,
+          webhookId,
+          JSON.stringify(batch),
+          batch.events.map((e) => e.provider_message_id),
+          now,
+        );
       }
     }
     db.prepare('DELETE FROM batch_items WHERE seq <= ?').run(items[items.length - 1]!.seq);

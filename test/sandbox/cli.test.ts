@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiFor } from './helpers.js';
+import { apiFor, eventually } from './helpers.js';
+import { startReceiver } from './receiver.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -90,6 +91,77 @@ describe('msgflow sandbox', () => {
     const human = await run(['sandbox', 'inbox', '--to', '12025550180'], helperEnv);
     expect(human.stdout).toMatch(/ sms {2}from ACME {2}\S+\n {2}from the CLI test\n/);
   });
+
+  it(
+    'reads webhook deliveries with their attempts, redelivers, forces an outcome, prints a console link',
+    { timeout: 180_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const account = JSON.parse(
+          (await run(['sandbox', 'account', 'create', '--name', 'Hooks', '--balance', '100', '--json'], helperEnv))
+            .stdout,
+        );
+        const token = JSON.parse(
+          (
+            await run(
+              ['sandbox', 'token', 'create', '--account', account.id, '--scopes', 'sms:send,webhooks', '--json'],
+              helperEnv,
+            )
+          ).stdout,
+        );
+        const api = apiFor(baseUrl, token.token);
+        expect((await api('POST', '/webhooks', { url: receiver.url })).status).toBe(201);
+        await run(['sandbox', 'sender', 'add', '--account', account.id, '--sender', 'ACME'], helperEnv);
+        const forced = await run(
+          ['sandbox', 'outcome', 'set', '--to', '12025550181', '--outcome', 'rejected', '--delay', '0s', '--json'],
+          helperEnv,
+        );
+        expect(JSON.parse(forced.stdout)).toMatchObject({ mobile_number: '+12025550181', outcome: 'rejected' });
+        const sent = await api('POST', '/sms/send', { recipients: ['12025550181'], sender: 'ACME', message: 'hooks' });
+        expect(sent.status).toBe(202);
+        await eventually(
+          async () => receiver.received.length,
+          (n) => n === 1,
+        );
+
+        const deliveries = JSON.parse(
+          (await run(['sandbox', 'deliveries', '--account', account.id, '--state', 'delivered', '--json'], helperEnv))
+            .stdout,
+        );
+        expect(deliveries).toHaveLength(1);
+        expect(deliveries[0]).toMatchObject({
+          event_types: ['message.rejected'],
+          attempts: [{ attempt: 1, status: 200 }],
+        });
+        const redelivered = await run(['sandbox', 'delivery', 'redeliver', deliveries[0].id, '--json'], helperEnv);
+        expect(JSON.parse(redelivered.stdout).state).toBe('pending');
+        await eventually(
+          async () => receiver.received.length,
+          (n) => n === 2,
+        );
+        const shown = JSON.parse(
+          (await run(['sandbox', 'delivery', 'show', deliveries[0].id, '--json'], helperEnv)).stdout,
+        );
+        expect(shown.attempts.map((a: { status: number }) => a.status)).toEqual([200, 200]);
+
+        // The human forms: one line a delivery; the attempts beneath it.
+        const listed = await run(['sandbox', 'deliveries', '--account', account.id], helperEnv);
+        expect(listed.stdout).toContain(`${deliveries[0].id}  delivered  message.rejected`);
+        const human = await run(['sandbox', 'delivery', 'show', deliveries[0].id], helperEnv);
+        expect(human.stdout).toMatch(/\n {2}attempt 2 {2}\S+ {2}200 {2}\d+ ms/);
+        const tokens = await run(['sandbox', 'token', 'list', '--account', account.id, '--json'], helperEnv);
+        expect(JSON.parse(tokens.stdout)).toMatchObject([{ id: token.id, scopes: ['sms:send', 'webhooks'] }]);
+        expect(tokens.stdout).not.toContain(token.token);
+
+        const link = await run(['sandbox', 'console-link'], helperEnv);
+        expect(link.stdout.trim()).toMatch(/\/dashboard\/sign-in\/link\?code=/);
+        expect(link.stdout).not.toContain(ADMIN_TOKEN);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 
   it('explains bad input instead of crashing', { timeout: 180_000 }, async () => {
     const scopes = await run(

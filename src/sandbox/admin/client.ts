@@ -1,6 +1,14 @@
 /** A small typed client for the sandbox's admin API, used by tests, the CLI and the dev stack. */
 import { z } from 'zod';
-import { Account, CreatedToken, InboxEntry, LedgerEntry } from '../../api/admin.js';
+import {
+  Account,
+  CreatedToken,
+  DeliveryRecord,
+  ForcedOutcome,
+  InboxEntry,
+  LedgerEntry,
+  TokenSummary,
+} from '../../api/admin.js';
 import { ErrorBody } from '../../api/errors.js';
 import type { Scope } from '../../api/scopes.js';
 
@@ -66,6 +74,70 @@ export class SandboxAdmin {
   /** Every credit and charge of the account, oldest first. */
   ledger(accountId: string): Promise<LedgerEntry[]> {
     return this.call('GET', `/accounts/${enc(accountId)}/ledger`, undefined, z.array(LedgerEntry));
+  }
+
+  /** Every account, newest first. */
+  listAccounts(): Promise<Account[]> {
+    return this.call('GET', '/accounts', undefined, z.array(Account));
+  }
+
+  /** The account's tokens (prefix, scopes, last use; never secrets), newest first. */
+  tokens(accountId: string): Promise<TokenSummary[]> {
+    return this.call('GET', `/accounts/${enc(accountId)}/tokens`, undefined, z.array(TokenSummary));
+  }
+
+  /** The account's webhook deliveries with their attempts, newest first. */
+  deliveries(
+    accountId: string,
+    filter: { messageId?: string; state?: DeliveryRecord['state']; limit?: number } = {},
+  ): Promise<DeliveryRecord[]> {
+    const query = new URLSearchParams();
+    if (filter.messageId) query.set('message_id', filter.messageId);
+    if (filter.state) query.set('state', filter.state);
+    if (filter.limit) query.set('limit', String(filter.limit));
+    const suffix = query.size > 0 ? `?${query}` : '';
+    return this.call('GET', `/accounts/${enc(accountId)}/deliveries${suffix}`, undefined, z.array(DeliveryRecord));
+  }
+
+  delivery(deliveryId: string): Promise<DeliveryRecord> {
+    return this.call('GET', `/deliveries/${enc(deliveryId)}`, undefined, DeliveryRecord);
+  }
+
+  /** Queues the delivery for another attempt at once, whatever its state. */
+  redeliver(deliveryId: string): Promise<DeliveryRecord> {
+    return this.call('POST', `/deliveries/${enc(deliveryId)}/redeliver`, undefined, DeliveryRecord);
+  }
+
+  /** Paused, the account's deliveries wait (as during a receiver outage) until resumed. */
+  async setWebhooksPaused(accountId: string, paused: boolean): Promise<void> {
+    await this.call('PUT', `/accounts/${enc(accountId)}/webhooks-paused`, { paused });
+  }
+
+  /** Forgets the account's messages, calls, campaigns, OTPs and deliveries; keeps tokens, settings and wallet. */
+  async resetAccount(accountId: string): Promise<void> {
+    await this.call('POST', `/accounts/${enc(accountId)}/reset`);
+  }
+
+  /** Messages sent to `to` (digits only) from now on end in `outcome`, optionally after `finalDelayMs`. */
+  setOutcome(
+    to: string,
+    outcome: ForcedOutcome['outcome'],
+    finalDelayMs: number | null = null,
+  ): Promise<ForcedOutcome> {
+    return this.call('PUT', `/outcomes/${enc(to)}`, { outcome, final_delay_ms: finalDelayMs }, ForcedOutcome);
+  }
+
+  async clearOutcome(to: string): Promise<void> {
+    await this.call('DELETE', `/outcomes/${enc(to)}`);
+  }
+
+  outcomes(): Promise<ForcedOutcome[]> {
+    return this.call('GET', '/outcomes', undefined, z.array(ForcedOutcome));
+  }
+
+  /** A link that signs into the web console once, within ten minutes (it carries a one-time code only). */
+  async consoleSignInLink(): Promise<string> {
+    return (await this.call('POST', '/console-links', undefined, z.object({ url: z.string() }))).url;
   }
 
   private async call<T = undefined>(method: string, path: string, body?: unknown, schema?: z.ZodType<T>): Promise<T> {

@@ -11,28 +11,45 @@ import {
   CreateAccountRequest,
   CreateTokenRequest,
   CreditRequest,
+  DeliveryListQuery,
+  ForcedOutcomeRequest,
   type InboxEntry,
   InboxQuery,
   IpAllowlistRequest,
   RateLimitRequest,
   SpendCapRequest,
+  WebhooksPausedRequest,
 } from '../../api/admin.js';
+import { RecipientNumber } from '../../api/common.js';
 import {
   accountJson,
   addSender,
   createToken,
   getAccount,
   insertAccount,
+  listAccounts,
+  listTokens,
   revokeToken,
+  tokenJson,
   setIpAllowlist,
   setRateLimit,
   setSpendCap,
 } from '../accounts.js';
+import { signInLink } from '../console/session.js';
 import type { SandboxContext } from '../context.js';
+import { accountOfDelivery, getDelivery, listDeliveries } from '../deliveries.js';
 import { bearerToken } from '../http/auth.js';
 import { jsonBodyParser, validate } from '../http/body.js';
 import { ApiError } from '../http/errors.js';
 import { timestampOf } from '../time.js';
+import {
+  clearForcedOutcome,
+  listForcedOutcomes,
+  redeliver,
+  resetAccount,
+  setForcedOutcome,
+  setWebhooksPaused,
+} from '../test-controls.js';
 import { credit, ledgerOf } from '../wallet.js';
 
 type AdminHandler = (req: Request, body: unknown) => { status: number; data?: unknown };
@@ -131,6 +148,74 @@ export function adminRouter(ctx: SandboxContext): Router {
 
   on('get', '/accounts/:id/ledger', null, (req) => ({ status: 200, data: ledgerOf(db, accountOf(req).id) }));
 
+  on('get', '/accounts', null, () => ({ status: 200, data: listAccounts(db).map(accountJson) }));
+
+  on('get', '/accounts/:id/tokens', null, (req) => ({
+    status: 200,
+    data: listTokens(db, accountOf(req).id).map(tokenJson),
+  }));
+
+  on('get', '/accounts/:id/deliveries', null, (req) => {
+    const query = validate(DeliveryListQuery, { ...req.query }, 'query');
+    const filter = { messageId: query.message_id, state: query.state, limit: query.limit };
+    return { status: 200, data: listDeliveries(db, accountOf(req).id, filter) };
+  });
+
+  const deliveryOf = (req: Request) => {
+    const id = String(req.params.id);
+    const accountId = accountOfDelivery(db, id);
+    const delivery = accountId && getDelivery(db, accountId, id);
+    if (!accountId || !delivery) throw new ApiError('not_found', 'No webhook delivery with this id');
+    return { accountId, delivery };
+  };
+
+  on('get', '/deliveries/:id', null, (req) => ({ status: 200, data: deliveryOf(req).delivery }));
+
+  on('post', '/deliveries/:id/redeliver', null, (req) => {
+    const { accountId, delivery } = deliveryOf(req);
+    if (!redeliver(db, accountId, delivery.id, ctx.now()))
+      throw new ApiError('not_found', 'The endpoint of this delivery has been deleted');
+    return { status: 202, data: getDelivery(db, accountId, delivery.id) };
+  });
+
+  on('put', '/accounts/:id/webhooks-paused', WebhooksPausedRequest, (req, body) => {
+    const { paused } = body as z.output<typeof WebhooksPausedRequest>;
+    setWebhooksPaused(db, accountOf(req).id, paused);
+    return { status: 200, data: { paused } };
+  });
+
+  on('post', '/accounts/:id/reset', null, (req) => {
+    const { id } = accountOf(req);
+    resetAccount(db, id);
+    ctx.refusals.forget(id);
+    return { status: 204 };
+  });
+
+  const numberOf = (req: Request) => validate(RecipientNumber, String(req.params.number), 'path');
+
+  on('get', '/outcomes', null, () => ({
+    status: 200,
+    data: listForcedOutcomes(db).map((f) => ({ ...f, mobile_number: `+${f.mobile_number}` })),
+  }));
+
+  on('put', '/outcomes/:number', ForcedOutcomeRequest, (req, body) => {
+    const input = body as z.output<typeof ForcedOutcomeRequest>;
+    const digits = numberOf(req);
+    setForcedOutcome(db, { mobile_number: digits, ...input });
+    return { status: 200, data: { mobile_number: `+${digits}`, ...input } };
+  });
+
+  on('delete', '/outcomes/:number', null, (req) => {
+    if (!clearForcedOutcome(db, numberOf(req))) throw new ApiError('not_found', 'This number has no forced outcome');
+    return { status: 204 };
+  });
+
+  // A one-time console sign-in link (ten minutes, single use), for tools that hold the admin token.
+  on('post', '/console-links', null, (req) => ({
+    status: 201,
+    data: { url: signInLink(`${req.protocol}://${req.get('host')}`, ctx.signInCodes) },
+  }));
+
   on('get', '/inbox', null, (req) => {
     const { to } = validate(InboxQuery, { ...req.query }, 'query');
     return { status: 200, data: inboxOf(ctx, to) };
@@ -140,13 +225,12 @@ export function adminRouter(ctx: SandboxContext): Router {
 }
 
 /** Everything sent to a number (SMS and OTP texts in clear, voice call scripts), newest first. */
-function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
+export function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
   const rows = ctx.db
     .prepare(
-      `SELECT id, kind, mobile_number, sender, text, created_at, seq, 0 AS voice FROM messages WHERE mobile_number = ?
+      `SELECT id, kind, mobile_number, sender, text, display_text, created_at, seq, 0 AS voice FROM messages WHERE mobile_number = ?
        UNION ALL
-       SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, created_at, seq, 1 AS voice
-         FROM voice_calls WHERE mobile_number = ?
+       SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, message AS display_text, created_at, seq, 1 AS voice FROM voice_calls WHERE mobile_number = ?
        ORDER BY created_at DESC, voice DESC, seq DESC`,
     )
     .all(to, to) as {
@@ -155,6 +239,7 @@ function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
     mobile_number: string;
     sender: string;
     text: string;
+    display_text: string;
     created_at: number;
   }[];
   return rows.map((r) => ({
@@ -163,8 +248,22 @@ function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
     mobile_number: `+${r.mobile_number}`,
     sender: r.sender,
     text: r.text,
+    code: r.kind === 'otp' ? otpCodeOf(r.text, r.display_text) : null,
     created_at: timestampOf(r.created_at),
   }));
+}
+
+/**
+ * The code in an OTP text: where the text and its masked form (the code as `*`s, same length) differ.
+ * Null if they do not line up (a template that masks nothing).
+ */
+export function otpCodeOf(text: string, masked: string): string | null {
+  if (text.length !== masked.length) return null;
+  let start = 0;
+  while (start < text.length && text[start] === masked[start]) start += 1;
+  let end = start;
+  while (end < masked.length && masked[end] === '*' && text[end] !== '*') end += 1;
+  return end > start ? text.slice(start, end) : null;
 }
 
 function sha256(value: string): Buffer {

@@ -77,6 +77,25 @@ export const webhookUpdate: Handler<'webhookUpdate'> = ({ ctx, account, params, 
   return endpointJson(find(ctx.db, account.id, row.id));
 };
 
+/** How long the previous signing secret still signs after a rotation, so receivers can switch over. */
+export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A new signing secret for the endpoint (the dashboard's "rotate"), returned once. For a day both the new and
+ * the previous secret sign each delivery (two `v1,` signatures), so a receiver that knows either verifies.
+ */
+export function rotateWebhookSecret(db: Db, accountId: string, id: string, now: number): string {
+  const row = find(db, accountId, id);
+  const secret = generateWebhookSecret();
+  db.prepare('UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_until = ? WHERE id = ?').run(
+    secret,
+    row.secret,
+    now + SECRET_ROTATION_GRACE_MS,
+    row.id,
+  );
+  return secret;
+}
+
 /** Deleting stops deliveries too: waiting batch items go, pending deliveries are cancelled by the dispatcher. */
 export const webhookDelete: Handler<'webhookDelete'> = ({ ctx, account, params, now }) => {
   const row = find(ctx.db, account.id, params.id);

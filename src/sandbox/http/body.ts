@@ -26,11 +26,11 @@ export function jsonBodyParser(limitBytes: number): JsonParser {
 export function validate<S extends z.ZodType>(
   schema: S,
   value: unknown,
-  where: 'body' | 'query' | 'header',
+  where: 'body' | 'query' | 'header' | 'path',
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const what = where === 'body' ? 'request body' : where === 'query' ? 'query string' : 'request headers';
+  const what = { body: 'request body', query: 'query string', header: 'request headers', path: 'path' }[where];
   throw new ApiError('validation_failed', `The ${what} is not valid`, detailsOf(result.error));
 }
 

@@ -14,11 +14,11 @@ import {
   type RouteName,
   routes,
 } from '../../api/routes.js';
-import type { AccountRow, TokenRow } from '../accounts.js';
+import { type AccountRow, type TokenRow, touchToken } from '../accounts.js';
 import type { SandboxContext } from '../context.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestHash, type StoredResponse } from '../idempotency.js';
 import { assertIpAllowed, assertScope, authenticate } from './auth.js';
-import { jsonBodyParser, validate } from './body.js';
+import { bodyParserError, jsonBodyParser, validate } from './body.js';
 import { ApiError } from './errors.js';
 import { rateLimited, setRateLimitHeaders } from './rate-limit.js';
 
@@ -96,6 +96,38 @@ async function handle(
 ): Promise<void> {
   const { db } = ctx;
   const { token, account } = authenticate(db, req);
+  touchToken(db, token.id, ctx.now());
+  try {
+    await serve(ctx, name, route, handler, parseJson, req, res, token, account);
+  } catch (error) {
+    const refused = error instanceof ApiError ? error : bodyParserError(error);
+    if (refused) {
+      ctx.refusals.record(account.id, {
+        at: ctx.now(),
+        method: route.method,
+        path: route.path,
+        status: refused.status,
+        code: refused.code,
+        message: refused.message,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Everything after authentication; a refusal from here on is recorded for the account (see refusals.ts). */
+async function serve(
+  ctx: SandboxContext,
+  name: RouteName,
+  route: Route,
+  handler: Handler<RouteName>,
+  parseJson: ReturnType<typeof jsonBodyParser>,
+  req: Request,
+  res: Response,
+  token: TokenRow,
+  account: AccountRow,
+): Promise<void> {
+  const { db } = ctx;
 
   const limit = ctx.limiter.hit(
     `token:${token.id}`,
