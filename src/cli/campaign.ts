@@ -24,7 +24,8 @@ import {
 } from '../api/campaign-io.js';
 import { parseEnv, WorkerEnv } from '../config.js';
 import type { CampaignRun } from '../starter/campaigns.js';
-import { InvalidWorkflowInputError, Msgflow } from '../starter/index.js';
+import { Msgflow } from '../starter/index.js';
+import { InvalidWorkflowInputError } from '../starter/validate.js';
 import { connectClient } from '../temporal/connection.js';
 import { addCampaignReportCommand } from './reports.js';
 import { CliInputError, duration, fail, type JsonFlag, positiveInt, printResult, withJson } from './common.js';

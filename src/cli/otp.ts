@@ -7,7 +7,8 @@
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
-import { Msgflow, otpKeysFromEnv } from '../starter/index.js';
+import { Msgflow } from '../starter/index.js';
+import { otpKeysFromEnv } from '../starter/otp.js';
 import { connectClient } from '../temporal/connection.js';
 import { durationInSeconds, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 

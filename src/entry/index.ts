@@ -9,13 +9,9 @@ import type * as api from '../api/campaign-io.js';
 import type * as otp from '../api/otp-io.js';
 import type * as sms from '../api/workflow-io.js';
 
-export {
-  InvalidWorkflowInputError,
-  Msgflow,
-  type MsgflowOptions,
-  type StartedWorkflow,
-  type StartOptions,
-} from '../starter/index.js';
+export { Msgflow, type MsgflowOptions } from '../starter/index.js';
+export { InvalidWorkflowInputError } from '../starter/validate.js';
+export type { StartedWorkflow, StartOptions } from '../starter/started-workflow.js';
 export {
   generateOtpKeys,
   type OtpKeys,

@@ -35,18 +35,6 @@ import { validate } from './validate.js';
 import { startVoiceCall } from './voice.js';
 
 // The facade's public names: services import them from here.
-export type { StartedWorkflow, StartOptions } from './started-workflow.js';
-export { InvalidWorkflowInputError } from './validate.js';
-export { CampaignReports, type OutcomeFeedOptions, type ReportPageOptions } from './reports.js';
-export {
-  generateOtpKeys,
-  type OtpKeys,
-  otpKeysFromEnv,
-  OtpSendFailedError,
-  OtpVerificationUnavailableError,
-  otpWorkflowId,
-} from './otp.js';
-
 export interface MsgflowOptions {
   /** Needed by the OTP methods (`otpKeysFromEnv()` reads them from MSGFLOW_OTP_HASH_KEY / MSGFLOW_OTP_SEAL_KEY). */
   otpKeys?: OtpKeys;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINAL_STATUSES } from '../../src/api/constants.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { InvalidWorkflowInputError } from '../../src/starter/index.js';
+import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import type { CampaignRun } from '../../src/starter/campaigns.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { InvalidWorkflowInputError } from '../../src/starter/index.js';
+import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import { SA } from '../../src/definitions/search-attributes.js';
 import { startTestStack } from '../support/stack.js';
 

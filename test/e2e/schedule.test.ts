@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudienceLoader } from '../../activities/audience-loaders.js';
 import type { RunningStack } from '../../src/stack.js';
-import { InvalidWorkflowInputError } from '../../src/starter/index.js';
+import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 

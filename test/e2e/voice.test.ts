@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { InvalidWorkflowInputError } from '../../src/starter/index.js';
+import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import { startTestStack } from '../support/stack.js';
 import { VOICE_CALL_NOT_FINAL } from '../../src/definitions/voice.js';
 
