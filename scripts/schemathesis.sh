@@ -65,11 +65,11 @@ export MSGFLOW_SANDBOX_URL=${BASE_URL%/v1} MSGFLOW_SANDBOX_ADMIN_TOKEN=$ADMIN_TO
 cli() { node --import tsx src/cli/main.ts sandbox "$@" </dev/null; }
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
-ACCOUNT_ID=$(cli account create --name schemathesis --balance 1000000000 | json_field id)
+ACCOUNT_ID=$(cli account create --name schemathesis --balance 1000000000 --json | json_field id)
 cli sender add --account "$ACCOUNT_ID" --sender ACME >/dev/null
 # Every scope but `webhooks`: a fuzzed webhook URL could name any host, and the sandbox would then deliver
 # events there. Webhook operations are still exercised (they must answer 403 in-schema, never 5xx).
-API_TOKEN=$(cli token create --account "$ACCOUNT_ID" --scopes sms:send,otp,voice,lookup,email:verify,reports,balance | json_field token)
+API_TOKEN=$(cli token create --account "$ACCOUNT_ID" --scopes sms:send,otp,voice,lookup,email:verify,reports,balance --json | json_field token)
 
 # --- the run -----------------------------------------------------------------------------------------------
 seed_args=()
