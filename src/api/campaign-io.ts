@@ -321,7 +321,8 @@ export const OVERLAP_POLICIES = [
 export const OverlapPolicy = z.enum(OVERLAP_POLICIES);
 export type OverlapPolicy = z.infer<typeof OverlapPolicy>;
 
-const MONTHS = [
+/** Month names as Temporal's calendar specs spell them. */
+export const MONTHS = [
   'JANUARY',
   'FEBRUARY',
   'MARCH',

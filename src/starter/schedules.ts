@@ -22,6 +22,7 @@ import {
   type OverlapPolicy,
   OverlapPolicy as OverlapPolicySchema,
   ScheduleId,
+  MONTHS,
   ScheduleTiming,
 } from '../api/campaign-io.js';
 import { SA } from '../definitions/search-attributes.js';
@@ -32,21 +33,6 @@ import { validate } from './validate.js';
 const WORKFLOW_TYPE = 'smsCampaign';
 /** The timing as given is kept in the action's memo, so `describe` shows it and `update` can merge into it. */
 const TIMING_MEMO = 'msgflowScheduleTiming';
-
-const MONTHS = [
-  'JANUARY',
-  'FEBRUARY',
-  'MARCH',
-  'APRIL',
-  'MAY',
-  'JUNE',
-  'JULY',
-  'AUGUST',
-  'SEPTEMBER',
-  'OCTOBER',
-  'NOVEMBER',
-  'DECEMBER',
-] as const;
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
   skip: ScheduleOverlapPolicy.SKIP,
