@@ -1,7 +1,7 @@
 /** Views of webhook deliveries and their attempts, shared by the deliveries pages and a message's page. */
 import type { DeliveryRecord } from '../../api/admin.js';
 import { type Html, html } from './html.js';
-import { accountUrl, postButton, statusBadge, when } from './layout.js';
+import { accountUrl, dataTable, postButton, statusBadge, when } from './layout.js';
 import type { Session } from './session.js';
 
 export function deliveryUrl(accountId: string, deliveryId: string): string {
@@ -10,38 +10,24 @@ export function deliveryUrl(accountId: string, deliveryId: string): string {
 
 export function deliveriesTable(accountId: string, deliveries: DeliveryRecord[], caption: string): Html {
   if (deliveries.length === 0) return html`<p>No webhook deliveries yet.</p>`;
-  return html`<table>
-    <caption>
-      ${caption}
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Delivery</th>
-        <th scope="col">Events</th>
-        <th scope="col">State</th>
-        <th scope="col">Attempts</th>
-        <th scope="col">Last answer</th>
-        <th scope="col">Next retry</th>
-        <th scope="col">Created</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${deliveries.map((d) => {
-        const last = d.attempts[d.attempts.length - 1];
-        return html`<tr data-delivery="${d.id}">
-          <td>
-            <a href="${deliveryUrl(accountId, d.id)}"><code>${d.id}</code></a>
-          </td>
-          <td>${d.event_types.join(', ')}</td>
-          <td>${statusBadge(d.state)}</td>
-          <td>${d.attempts.length}</td>
-          <td>${last ? answerOf(last) : html`<span class="muted">none yet</span>`}</td>
-          <td>${d.next_attempt_at ? when(d.next_attempt_at) : html`<span class="muted">—</span>`}</td>
-          <td>${when(d.created_at)}</td>
-        </tr>`;
-      })}
-    </tbody>
-  </table>`;
+  return dataTable(
+    caption,
+    ['Delivery', 'Events', 'State', 'Attempts', 'Last answer', 'Next retry', 'Created'],
+    deliveries.map((d) => {
+      const last = d.attempts[d.attempts.length - 1];
+      return html`<tr data-delivery="${d.id}">
+        <td>
+          <a href="${deliveryUrl(accountId, d.id)}"><code>${d.id}</code></a>
+        </td>
+        <td>${d.event_types.join(', ')}</td>
+        <td>${statusBadge(d.state)}</td>
+        <td>${d.attempts.length}</td>
+        <td>${last ? answerOf(last) : html`<span class="muted">none yet</span>`}</td>
+        <td>${d.next_attempt_at ? when(d.next_attempt_at) : html`<span class="muted">—</span>`}</td>
+        <td>${when(d.created_at)}</td>
+      </tr>`;
+    }),
+  );
 }
 
 function answerOf(attempt: DeliveryRecord['attempts'][number]): Html {
@@ -50,34 +36,21 @@ function answerOf(attempt: DeliveryRecord['attempts'][number]): Html {
 
 export function attemptsTable(delivery: DeliveryRecord): Html {
   if (delivery.attempts.length === 0) return html`<p>No attempt yet.</p>`;
-  return html`<table>
-    <caption>
-      Attempts of ${delivery.id}
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">#</th>
-        <th scope="col">Time</th>
-        <th scope="col">HTTP status</th>
-        <th scope="col">Latency</th>
-        <th scope="col">Error</th>
-        <th scope="col">Start of the answer</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${delivery.attempts.map(
-        (a) =>
-          html`<tr class="attempt">
-            <td>${a.attempt}</td>
-            <td>${when(a.at)}</td>
-            <td>${a.status ?? html`<span class="muted">none</span>`}</td>
-            <td>${a.latency_ms} ms</td>
-            <td>${a.error ?? ''}</td>
-            <td>${a.response_start ? html`<pre>${a.response_start}</pre>` : html`<span class="muted">empty</span>`}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return dataTable(
+    html`Attempts of ${delivery.id}`,
+    ['#', 'Time', 'HTTP status', 'Latency', 'Error', 'Start of the answer'],
+    delivery.attempts.map(
+      (a) =>
+        html`<tr class="attempt">
+          <td>${a.attempt}</td>
+          <td>${when(a.at)}</td>
+          <td>${a.status ?? html`<span class="muted">none</span>`}</td>
+          <td>${a.latency_ms} ms</td>
+          <td>${a.error ?? ''}</td>
+          <td>${a.response_start ? html`<pre>${a.response_start}</pre>` : html`<span class="muted">empty</span>`}</td>
+        </tr>`,
+    ),
+  );
 }
 
 export function deliveryDetail(session: Session, accountId: string, delivery: DeliveryRecord): Html {

@@ -110,3 +110,20 @@ export function when(timestamp: string | null | undefined): Html {
   if (!timestamp) return html`<span class="muted">never</span>`;
   return html`<time datetime="${timestamp}">${timestamp.replace('T', ' ').replace(/\.\d+/, '')}</time>`;
 }
+
+/** A data table: its caption, a heading per column, and one `<tr>` per row. */
+export function dataTable(caption: Html | string, headings: readonly string[], rows: Html[]): Html {
+  return html`<table>
+    <caption>
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        ${headings.map((heading) => html`<th scope="col">${heading}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}

@@ -9,37 +9,25 @@ import { type Html, html } from '../html.js';
 import type { Refusal } from '../../refusals.js';
 import { timestampOf } from '../../time.js';
 import { accountFrom, action, page, text, wholeNumber } from '../kit.js';
-import { accountUrl, BASE, csrfField, when } from '../layout.js';
+import { accountUrl, BASE, csrfField, dataTable, when } from '../layout.js';
 
 function refusalsTable(refusals: readonly Refusal[]): Html {
   if (refusals.length === 0)
     return html`<p>No API call of this account has been refused since the sandbox started.</p>`;
-  return html`<table>
-    <caption>
-      Why the latest API calls were refused, newest first (kept in memory, the last ${refusals.length})
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Time</th>
-        <th scope="col">Call</th>
-        <th scope="col">Status</th>
-        <th scope="col">Code</th>
-        <th scope="col">Reason</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${refusals.map(
-        (r) =>
-          html`<tr class="refusal">
-            <td>${when(timestampOf(r.at))}</td>
-            <td><code>${r.method} ${r.path}</code></td>
-            <td>${r.status}</td>
-            <td><code>${r.code}</code></td>
-            <td>${r.message}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return dataTable(
+    html`Why the latest API calls were refused, newest first (kept in memory, the last ${refusals.length})`,
+    ['Time', 'Call', 'Status', 'Code', 'Reason'],
+    refusals.map(
+      (r) =>
+        html`<tr class="refusal">
+          <td>${when(timestampOf(r.at))}</td>
+          <td><code>${r.method} ${r.path}</code></td>
+          <td>${r.status}</td>
+          <td><code>${r.code}</code></td>
+          <td>${r.message}</td>
+        </tr>`,
+    ),
+  );
 }
 
 export function registerAccountPages(router: Router, ctx: SandboxContext): void {
@@ -52,30 +40,19 @@ export function registerAccountPages(router: Router, ctx: SandboxContext): void 
       return {
         title: 'Accounts',
         body: html`<h1>Accounts</h1>
-          <table>
-            <caption>
-              ${accounts.length} account${accounts.length === 1 ? '' : 's'}, newest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Id</th>
-                <th scope="col">Balance</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${accounts.map(
-                (a) =>
-                  html`<tr>
-                    <td><a href="${accountUrl(a.id)}">${a.name}</a></td>
-                    <td><code>${a.id}</code></td>
-                    <td>${a.balance} ${a.currency}</td>
-                    <td>${when(a.created_at)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
+          ${dataTable(
+            html`${accounts.length} account${accounts.length === 1 ? '' : 's'}, newest first`,
+            ['Name', 'Id', 'Balance', 'Created'],
+            accounts.map(
+              (a) =>
+                html`<tr>
+                  <td><a href="${accountUrl(a.id)}">${a.name}</a></td>
+                  <td><code>${a.id}</code></td>
+                  <td>${a.balance} ${a.currency}</td>
+                  <td>${when(a.created_at)}</td>
+                </tr>`,
+            ),
+          )}
           <section class="card" aria-labelledby="new-account">
             <h2 id="new-account">New account</h2>
             <form class="stack" method="post" action="${BASE}/accounts">

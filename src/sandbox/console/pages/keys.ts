@@ -8,7 +8,7 @@ import { validate } from '../../http/body.js';
 import { ApiError } from '../../http/errors.js';
 import { type Html, html } from '../html.js';
 import { accountFrom, action, checkedValues, page, type PageResult, text } from '../kit.js';
-import { accountUrl, csrfField, postButton, when } from '../layout.js';
+import { accountUrl, csrfField, dataTable, postButton, when } from '../layout.js';
 import type { Session } from '../session.js';
 
 function keysPage(ctx: SandboxContext, account: AccountRow, session: Session, created?: Html): PageResult {
@@ -20,43 +20,30 @@ function keysPage(ctx: SandboxContext, account: AccountRow, session: Session, cr
     tab: 'keys',
     body: html`<h1>API keys</h1>
       ${created}
-      <table>
-        <caption>
-          API keys of ${account.name}, newest first (secrets are never stored, only their first characters)
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${tokens.map(
-            (t) =>
-              html`<tr data-token="${t.id}">
-                <td>${t.name ?? html`<span class="muted">unnamed</span>`}</td>
-                <td><code>${t.prefix ? `${t.prefix}…` : '(older key)'}</code></td>
-                <td>${t.scopes.join(', ')}</td>
-                <td>${when(t.created_at)}</td>
-                <td>${when(t.last_used_at)}</td>
-                <td>
-                  ${
-                    t.revoked_at
-                      ? html`revoked ${when(t.revoked_at)}`
-                      : postButton(session, `${url}/${encodeURIComponent(t.id)}/revoke`, 'Revoke', {
-                          danger: true,
-                          name: `Revoke key ${t.name ?? t.prefix ?? t.id}`,
-                        })
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      ${dataTable(
+        html`API keys of ${account.name}, newest first (secrets are never stored, only their first characters)`,
+        ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'State'],
+        tokens.map(
+          (t) =>
+            html`<tr data-token="${t.id}">
+              <td>${t.name ?? html`<span class="muted">unnamed</span>`}</td>
+              <td><code>${t.prefix ? `${t.prefix}…` : '(older key)'}</code></td>
+              <td>${t.scopes.join(', ')}</td>
+              <td>${when(t.created_at)}</td>
+              <td>${when(t.last_used_at)}</td>
+              <td>
+                ${
+                  t.revoked_at
+                    ? html`revoked ${when(t.revoked_at)}`
+                    : postButton(session, `${url}/${encodeURIComponent(t.id)}/revoke`, 'Revoke', {
+                        danger: true,
+                        name: `Revoke key ${t.name ?? t.prefix ?? t.id}`,
+                      })
+                }
+              </td>
+            </tr>`,
+        ),
+      )}
       <section class="card" aria-labelledby="new-key">
         <h2 id="new-key">New API key</h2>
         <form class="stack" method="post" action="${url}">

@@ -6,7 +6,7 @@ import { listDeliveries } from '../../deliveries.js';
 import { deliveriesTable, deliveryDetail } from '../delivery-views.js';
 import { html } from '../html.js';
 import { accountFrom, page } from '../kit.js';
-import { accountUrl, statusBadge, when } from '../layout.js';
+import { accountUrl, dataTable, statusBadge, when } from '../layout.js';
 import { campaignsPage, messagesPage, messageWithHistory } from '../v1-calls.js';
 
 export function registerMessagePages(router: Router, ctx: SandboxContext): void {
@@ -41,40 +41,26 @@ export function registerMessagePages(router: Router, ctx: SandboxContext): void 
             ${
               list.data.length === 0
                 ? html`<p>No messages${query.status ? html` in the state ${query.status}` : ''}.</p>`
-                : html`<table>
-                    <caption>
-                      Messages${query.status ? html` in the state ${query.status}` : ''}, newest first
-                    </caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Message</th>
-                        <th scope="col">Kind</th>
-                        <th scope="col">To</th>
-                        <th scope="col">Sender</th>
-                        <th scope="col">Text</th>
-                        <th scope="col">Status</th>
-                        <th scope="col">Created</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${list.data.map(
-                        (m) =>
-                          html`<tr data-message="${m.id}">
-                            <td>
-                              <a href="${accountUrl(account.id, `/messages/${encodeURIComponent(m.id)}`)}"
-                                ><code>${m.id}</code></a
-                              >
-                            </td>
-                            <td>${m.kind}</td>
-                            <td>${m.mobile_number}</td>
-                            <td>${m.sender}</td>
-                            <td>${m.message}</td>
-                            <td>${statusBadge(m.status)}</td>
-                            <td>${when(m.created_at)}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>`
+                : dataTable(
+                    html`Messages${query.status ? html` in the state ${query.status}` : ''}, newest first`,
+                    ['Message', 'Kind', 'To', 'Sender', 'Text', 'Status', 'Created'],
+                    list.data.map(
+                      (m) =>
+                        html`<tr data-message="${m.id}">
+                          <td>
+                            <a href="${accountUrl(account.id, `/messages/${encodeURIComponent(m.id)}`)}"
+                              ><code>${m.id}</code></a
+                            >
+                          </td>
+                          <td>${m.kind}</td>
+                          <td>${m.mobile_number}</td>
+                          <td>${m.sender}</td>
+                          <td>${m.message}</td>
+                          <td>${statusBadge(m.status)}</td>
+                          <td>${when(m.created_at)}</td>
+                        </tr>`,
+                    ),
+                  )
             }
           </div>
           ${next && html`<p class="pager"><a href="${next}">Older messages</a></p>`}
@@ -151,42 +137,27 @@ export function registerMessagePages(router: Router, ctx: SandboxContext): void 
             ${
               list.data.length === 0
                 ? html`<p>No campaigns yet.</p>`
-                : html`<table>
-                    <caption>
-                      Campaigns, newest first, with their messages per state
-                    </caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Campaign</th>
-                        <th scope="col">Sender</th>
-                        <th scope="col">Text</th>
-                        <th scope="col">Status</th>
-                        <th scope="col">Recipients</th>
-                        <th scope="col">Counts</th>
-                        <th scope="col">Cost</th>
-                        <th scope="col">Created</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${list.data.map(
-                        (c) =>
-                          html`<tr>
-                            <td><code>${c.id}</code></td>
-                            <td>${c.sender}</td>
-                            <td>${c.message}</td>
-                            <td>${statusBadge(c.status)}</td>
-                            <td>${c.recipients}</td>
-                            <td>
-                              ${Object.entries(c.counts)
-                                .map(([s, n]) => `${n} ${s}`)
-                                .join(', ')}
-                            </td>
-                            <td>${c.cost} ${c.currency}</td>
-                            <td>${when(c.created_at)}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>`
+                : dataTable(
+                    'Campaigns, newest first, with their messages per state',
+                    ['Campaign', 'Sender', 'Text', 'Status', 'Recipients', 'Counts', 'Cost', 'Created'],
+                    list.data.map(
+                      (c) =>
+                        html`<tr>
+                          <td><code>${c.id}</code></td>
+                          <td>${c.sender}</td>
+                          <td>${c.message}</td>
+                          <td>${statusBadge(c.status)}</td>
+                          <td>${c.recipients}</td>
+                          <td>
+                            ${Object.entries(c.counts)
+                              .map(([s, n]) => `${n} ${s}`)
+                              .join(', ')}
+                          </td>
+                          <td>${c.cost} ${c.currency}</td>
+                          <td>${when(c.created_at)}</td>
+                        </tr>`,
+                    ),
+                  )
             }
           </div>
           ${list.next_cursor && html`<p class="pager"><a href="${url}?${new URLSearchParams({ cursor: list.next_cursor }).toString()}">Older campaigns</a></p>`}`,

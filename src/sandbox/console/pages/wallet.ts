@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors.js';
 import { credit, ledgerOf } from '../../wallet.js';
 import { html } from '../html.js';
 import { accountFrom, action, page, wholeNumber } from '../kit.js';
-import { accountUrl, csrfField, when } from '../layout.js';
+import { accountUrl, csrfField, dataTable, when } from '../layout.js';
 
 const LEDGER_ROWS = 200;
 
@@ -28,34 +28,21 @@ export function registerWalletPages(router: Router, ctx: SandboxContext): void {
         body: html`<h1>Wallet</h1>
           <div id="wallet" data-live-region>
             <p>Balance: <strong>${getAccount(ctx.db, account.id)!.balance} ${account.currency}</strong> minor units.</p>
-            <table>
-              <caption>
-                Ledger, newest first (at most ${LEDGER_ROWS} entries)
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Balance after</th>
-                  <th scope="col">Reference</th>
-                  <th scope="col">Recipient</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${ledger.map(
-                  (e) =>
-                    html`<tr>
-                      <td>${when(e.created_at)}</td>
-                      <td>${e.kind}</td>
-                      <td>${e.kind === 'credit' ? '+' : '−'}${e.amount}</td>
-                      <td>${e.balance_after}</td>
-                      <td>${e.reference ? html`<code>${e.reference}</code>` : ''}</td>
-                      <td>${e.recipient ?? ''}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
+            ${dataTable(
+              html`Ledger, newest first (at most ${LEDGER_ROWS} entries)`,
+              ['Time', 'Kind', 'Amount', 'Balance after', 'Reference', 'Recipient'],
+              ledger.map(
+                (e) =>
+                  html`<tr>
+                    <td>${when(e.created_at)}</td>
+                    <td>${e.kind}</td>
+                    <td>${e.kind === 'credit' ? '+' : '−'}${e.amount}</td>
+                    <td>${e.balance_after}</td>
+                    <td>${e.reference ? html`<code>${e.reference}</code>` : ''}</td>
+                    <td>${e.recipient ?? ''}</td>
+                  </tr>`,
+              ),
+            )}
           </div>
           <section class="card" aria-labelledby="top-up">
             <h2 id="top-up">Top up</h2>
