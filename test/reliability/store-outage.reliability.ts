@@ -21,7 +21,7 @@ import { waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
 import { activityReport } from './support/histories.js';
-import { deliveryStates, settled } from './support/sandbox-deliveries.js';
+import { deliveriesSettled } from './support/sandbox-deliveries.js';
 import { printSummary } from './support/summary.js';
 
 const RECIPIENTS = Number(process.env.MSGFLOW_RELIABILITY_OUTAGE_RECIPIENTS ?? 2000);
@@ -109,14 +109,7 @@ describe('campaign through a message store (PostgreSQL) outage', () => {
       const activityRetries = Object.values(activities.retriesByCause).reduce((a, b) => a + b, 0);
       // The provider keeps retrying refused deliveries after the campaign has its counts (a duplicate event,
       // a delivery refused twice): wait until none is pending, then look at how they ended.
-      const { states: deliveries } = await waitFor(
-        () => {
-          const now = deliveryStates(sandboxDb);
-          return settled(now) && now;
-        },
-        'no webhook delivery pending at the provider',
-        { timeoutMs: 300_000, intervalMs: 1000 },
-      );
+      const { states: deliveries } = await deliveriesSettled(sandboxDb);
       const refusedDuringOutage = (await ingressDeliveries(stack, 503, 'store_unavailable')) - before503;
       const providerRetries = sandboxLog.filter((line) => line.includes('retrying')).length;
       const abandoned = sandboxLog.filter((line) => line.includes('giving up')).length;

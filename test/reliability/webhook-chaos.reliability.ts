@@ -34,7 +34,7 @@ import {
   reconcileStore,
   storedFinals,
 } from './support/message-outcomes.js';
-import { deliveryStates, settled } from './support/sandbox-deliveries.js';
+import { deliveriesSettled } from './support/sandbox-deliveries.js';
 import { chosenSeed, printSummary, seededRandom } from './support/summary.js';
 
 const MESSAGES = Number(process.env.MSGFLOW_CHAOS_MESSAGES ?? 10_000);
@@ -196,14 +196,7 @@ describe('webhook chaos', () => {
 
       // The provider delivers the second copy of each event (the other endpoint, a retry after a refusal)
       // on its own schedule: let it finish, so every delivery is counted and none failed.
-      const { states: deliveries } = await waitFor(
-        () => {
-          const now = deliveryStates(sandboxDb);
-          return settled(now) && now;
-        },
-        'no webhook delivery pending at the provider',
-        { timeoutMs: 300_000, intervalMs: 1000 },
-      );
+      const { states: deliveries } = await deliveriesSettled(sandboxDb);
       const stored = await reconcileStore(stack.store, truth);
       const delivered = addVerdicts(
         reconcileDelivered(truth, workflowIds, fromWorkflows),

@@ -4,6 +4,7 @@
  * straight from the file, since the provider's API does not list deliveries.
  */
 import Database from 'better-sqlite3';
+import { waitFor } from '../../support/wait-for.js';
 
 export interface DeliveryStates {
   /** Deliveries by state (pending, delivered, failed, cancelled). */
@@ -27,4 +28,19 @@ export function deliveryStates(sandboxDb: string): DeliveryStates {
 }
 
 /** Nothing left for the provider to deliver: no delivery pending, no batch item waiting. */
-export const settled = ({ states, batchItems }: DeliveryStates) => (states.pending ?? 0) === 0 && batchItems === 0;
+const settled = ({ states, batchItems }: DeliveryStates) => (states.pending ?? 0) === 0 && batchItems === 0;
+
+/**
+ * Waits until the provider has nothing left to deliver (it retries refused deliveries on its own schedule,
+ * after a campaign may already have its counts) and returns how the deliveries ended.
+ */
+export function deliveriesSettled(sandboxDb: string): Promise<DeliveryStates> {
+  return waitFor(
+    () => {
+      const now = deliveryStates(sandboxDb);
+      return settled(now) && now;
+    },
+    'no webhook delivery pending at the provider',
+    { timeoutMs: 300_000, intervalMs: 1000 },
+  );
+}
