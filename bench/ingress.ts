@@ -52,7 +52,6 @@ export const ingressBenchmark: Benchmark = {
     let signals = { count: 0, outcomes: 0 };
     const ingress = await startIngress({
       verifier: standardWebhooksVerifier([secret]),
-      store,
       router: outcomeRouter({
         store,
         client,

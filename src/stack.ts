@@ -122,7 +122,6 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
           host,
           port,
           verifier: standardWebhooksVerifier([webhookSecret]),
-          store,
           router: outcomeRouter({ store, client: temporal, onSignal: metrics.onSignal }),
           isReady: () => isReady(temporal, store),
           logger,

@@ -8,9 +8,8 @@
  */
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { ErrorBody } from '../api/errors.js';
-import { parseWebhookEvents, type RejectedEvent } from '../api/events.js';
+import { parseWebhookEvents } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { MessageStore } from '../store/index.js';
 import { type OutcomeRouter, StoreUnavailableError, TemporalUnavailableError } from './outcome-router.js';
 import type { WebhookVerifier } from './verifier.js';
 
@@ -33,8 +32,6 @@ export interface DeliveryOutcome {
 
 export interface IngressAppOptions {
   verifier: WebhookVerifier;
-  /** Where rejected events are kept. */
-  store: Pick<MessageStore, 'recordRejected'>;
   router: OutcomeRouter;
   /** Largest body accepted; a batch of 1,000 events fits well within the default. */
   maxBodyBytes?: number;
@@ -53,7 +50,6 @@ export interface MetricsEndpoint {
 
 export function createIngressApp({
   verifier,
-  store,
   router,
   maxBodyBytes = 1024 * 1024,
   isReady = async () => true,
@@ -76,14 +72,6 @@ export function createIngressApp({
       res.type(metrics.contentType).send(await metrics.render());
     });
   }
-
-  const keepRejected = async (rejected: RejectedEvent[]) => {
-    try {
-      for (const r of rejected) await store.recordRejected(r.reason, r.event);
-    } catch (error) {
-      throw new StoreUnavailableError('the message store did not keep the rejected events', { cause: error });
-    }
-  };
 
   app.post(
     WEBHOOK_PATH,
@@ -119,8 +107,7 @@ export function createIngressApp({
           : parseWebhookEvents(json);
 
       try {
-        await keepRejected(rejected);
-        await router.deliver(events, verdict.id);
+        await router.deliver(events, verdict.id, rejected);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
         const code = error instanceof StoreUnavailableError ? 'store_unavailable' : 'temporal_unavailable';

@@ -26,7 +26,6 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
           host: ingress.MSGFLOW_INGRESS_HOST,
           port: ingress.MSGFLOW_INGRESS_PORT,
           verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
-          store,
           router: outcomeRouter({ store, client, onSignal: metrics.onSignal }),
           isReady: () => isReady(client, store),
           logger,

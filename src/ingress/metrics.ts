@@ -89,10 +89,10 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
     },
     instrument(router) {
       return {
-        async deliver(batch, deliveryId) {
+        async deliver(batch, deliveryId, rejected) {
           const stop = signalSeconds.startTimer();
           try {
-            await router.deliver(batch, deliveryId);
+            await router.deliver(batch, deliveryId, rejected);
             stop({ result: 'accepted' });
           } catch (error) {
             stop({ result: 'failed' });

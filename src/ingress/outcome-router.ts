@@ -6,14 +6,17 @@
  * cannot be reached the caller answers 503 so the provider redelivers (its retries are the buffer).
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { MessageStatusEvent } from '../api/events.js';
+import type { MessageStatusEvent, RejectedEvent } from '../api/events.js';
 import type { MessageStore, WaiterOutcomes } from '../store/index.js';
 import { outcomeFromStore } from '../../activities/message-store.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 
 export interface OutcomeRouter {
-  /** Resolves once every event is recorded and every waiting workflow was signalled. */
-  deliver(events: MessageStatusEvent[], deliveryId: string): Promise<void>;
+  /**
+   * Resolves once every event and every rejected event (authentic but invalid, kept for an operator) is
+   * recorded and every waiting workflow was signalled.
+   */
+  deliver(events: MessageStatusEvent[], deliveryId: string, rejected?: RejectedEvent[]): Promise<void>;
 }
 
 export class StoreUnavailableError extends Error {
@@ -46,9 +49,10 @@ export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
   const { store } = options;
   const signals = new SignalCoalescer(options);
   return {
-    async deliver(events, deliveryId) {
+    async deliver(events, deliveryId, rejected = []) {
       let waiting: WaiterOutcomes[];
       try {
+        for (const r of rejected) await store.recordRejected(r.reason, r.event);
         waiting = await store.recordEvents(
           events.map((e) => ({
             providerMessageId: e.provider_message_id,
@@ -58,7 +62,7 @@ export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
           })),
         );
       } catch (error) {
-        throw new StoreUnavailableError(`the message store did not record the events: ${describe(error)}`, {
+        throw new StoreUnavailableError(`the message store did not record the delivery: ${describe(error)}`, {
           cause: error,
         });
       }

@@ -206,7 +206,6 @@ describe('webhook ingress', () => {
     // An ingress on the stack's store that reaches Temporal only through the proxy.
     const ingress = await startIngress({
       verifier: standardWebhooksVerifier([secret]),
-      store: stack.store,
       router: outcomeRouter({
         store: stack.store,
         client: new Client({ connection, namespace }),
@@ -247,7 +246,6 @@ describe('webhook ingress', () => {
     const secret = generateWebhookSecret();
     const ingress = await startIngress({
       verifier: standardWebhooksVerifier([secret]),
-      store,
       router: outcomeRouter({ store, client: stack.temporal }),
     });
     try {

@@ -85,8 +85,12 @@ describe('webhook ingress under arbitrary input', () => {
   beforeAll(async () => {
     ingress = await startIngress({
       verifier: standardWebhooksVerifier([SECRET]),
-      store: { recordRejected: async (reason, event) => void kept.push({ reason, event }) },
-      router: { deliver: async (events, deliveryId) => void routed.push({ events, deliveryId }) },
+      router: {
+        deliver: async (events, deliveryId, rejected = []) => {
+          for (const { reason, event } of rejected) kept.push({ reason, event });
+          routed.push({ events, deliveryId });
+        },
+      },
     });
   });
   afterAll(async () => {

@@ -24,7 +24,14 @@ function statusEvent(providerMessageId: string): MessageStatusEvent {
 }
 
 /** Answers each recorded event with its waiter (from `waiters`, message id → workflow id). */
-function fakeStore(waiters: Record<string, string>, { down = false } = {}): MessageStore {
+function fakeStore(
+  waiters: Record<string, string>,
+  { down = false, kept = [] as Array<{ reason: string; event: unknown }> } = {},
+): MessageStore {
+  const recordRejected = async (reason: string, event: unknown) => {
+    if (down) throw new Error('SQLITE_BUSY: database is locked');
+    kept.push({ reason, event });
+  };
   const recordEvents = async (events: readonly StatusEventRecord[]): Promise<WaiterOutcomes[]> => {
     if (down) throw new Error('connection refused');
     const byWorkflow = new Map<string, WaiterOutcomes>();
@@ -42,7 +49,7 @@ function fakeStore(waiters: Record<string, string>, { down = false } = {}): Mess
     }
     return [...byWorkflow.values()];
   };
-  return { recordEvents } as unknown as MessageStore;
+  return { recordEvents, recordRejected } as unknown as MessageStore;
 }
 
 interface Signal {
@@ -156,5 +163,19 @@ describe('outcome router', () => {
     const router = outcomeRouter({ store: fakeStore({ m1: 'sms:a' }, { down: true }), client });
     await expect(router.deliver([statusEvent('m1')], 'd1')).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(signals).toEqual([]);
+  });
+
+  it('keeps the rejected events of a delivery, and a store that cannot keep them fails it as unavailable', async () => {
+    const { client, signals } = fakeClient();
+    const kept: Array<{ reason: string; event: unknown }> = [];
+    const router = outcomeRouter({ store: fakeStore({ m1: 'sms:a' }, { kept }), client });
+    await router.deliver([statusEvent('m1')], 'd1', [{ index: 1, reason: 'status: invalid', event: { bad: 1 } }]);
+    expect(kept).toEqual([{ reason: 'status: invalid', event: { bad: 1 } }]);
+    expect(signals.map((s) => s.workflowId)).toEqual(['sms:a']);
+
+    const down = outcomeRouter({ store: fakeStore({}, { down: true }), client });
+    await expect(down.deliver([], 'd2', [{ index: 0, reason: 'not JSON', event: '{' }])).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
   });
 });

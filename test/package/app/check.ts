@@ -52,7 +52,6 @@ export async function ingress(msgflow: Msgflow) {
   const store = await openMessageStore(storeOptionsFromEnv());
   return createIngressApp({
     verifier: standardWebhooksVerifier(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']),
-    store,
     router: outcomeRouter({ store, client: msgflow.client }),
   });
 }

@@ -152,7 +152,6 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
         return verdict;
       },
     },
-    store,
     router,
     hooks: {
       onRejectedEvents: (count) => (counters.rejectedEvents += count),
