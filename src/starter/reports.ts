@@ -3,6 +3,7 @@
  * rows, every row, and a feed that yields each message's outcome as it settles, so a service can act on
  * every message without a workflow per message.
  */
+import { sleep } from '../client/sleep.js';
 import type { MessageStore, Page, ReportRow, SettledRow, StoredMessage } from '../store/index.js';
 
 export interface ReportPageOptions {
@@ -77,21 +78,8 @@ export class CampaignReports {
       }
       for (const [id, recordedAt] of yielded) if (recordedAt < newest - 2 * LATE_COMMIT_MS) yielded.delete(id);
       if (endsAfterThisPoll || signal?.aborted) return;
-      await sleep(pollIntervalMs, signal);
+      // Aborting ends the wait early; the loop then returns.
+      await sleep(pollIntervalMs, signal).catch(() => undefined);
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
