@@ -5,7 +5,7 @@
  * implements `CampaignTarget` and is added to TARGETS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,8 @@ export interface Provider {
 export interface Msgflow {
   taskQueue: string;
   pids: Record<string, number | undefined>;
+  /** The message store's size on disk now, in bytes; undefined where the target cannot tell. */
+  storeBytes(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -153,6 +155,11 @@ const localTarget: CampaignTarget = {
       return {
         taskQueue,
         pids: Object.fromEntries(started.map((s) => [s.name, s.pid])),
+        // The database file with its write-ahead log and shared-memory index.
+        storeBytes: async () =>
+          readdirSync(dir)
+            .filter((name) => name.startsWith('msgflow.db'))
+            .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0),
         close,
       };
     } catch (error) {

@@ -9,7 +9,9 @@
  * over every workflow run the campaign caused, and the CPU time each process used. Each side first sends
  * one message through its whole path, untimed, as a long-running deployment would have.
  */
-import { loadavg } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { CampaignResult } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS, isFinalStatus, MAX_RECIPIENTS_PER_REQUEST } from '../src/api/constants.js';
@@ -20,11 +22,12 @@ import { startBareReceiver } from './bare-receiver.js';
 import { type CampaignTarget, type Provider, targetFromEnv } from './campaign-target.js';
 import { type Benchmark, type BenchContext, type BenchRow, round } from './harness.js';
 import { sizeFromEnv } from './load.js';
-import { measureCpu } from './processes.js';
+import { measureCpu, peakMemoryMiB } from './processes.js';
 
 type Mode = 'single' | 'batch';
 
 const RECIPIENTS = sizeFromEnv('MSGFLOW_BENCH_CAMPAIGN_RECIPIENTS', 10_000);
+const MODES = modesFromEnv(process.env.MSGFLOW_BENCH_CAMPAIGN_BODIES);
 /** What the ceiling reaches on a quiet 2-core machine (messages/s); less says the machine was busy. */
 const QUIET_CEILING: Record<Mode, number> = { single: 1_100, batch: 5_700 };
 const MESSAGE = 'benchmark campaign';
@@ -44,6 +47,9 @@ interface CampaignFigures extends RunFigures {
   tasksPerMessage: number;
   workflows: number;
   runs: number;
+  /** Peak resident memory of each msgflow process (MiB), over its whole life. */
+  peakMemory: Record<string, number | undefined>;
+  storeBytes: number | undefined;
 }
 
 export const campaignBenchmark: Benchmark = {
@@ -51,66 +57,96 @@ export const campaignBenchmark: Benchmark = {
   async run(context) {
     const target = targetFromEnv();
     const load = loadavg().map((l) => round(l, 1));
-    const figures: Record<Mode, { ceiling: RunFigures; campaign: CampaignFigures }> = {} as never;
-    for (const mode of ['single', 'batch'] as const) {
+    const results: ModeResult[] = [];
+    for (const mode of MODES) {
       const ceiling = await ceilingRun(context, target, RECIPIENTS, mode);
       context.log(`ceiling, ${mode}: ${RECIPIENTS} final events in ${round(ceiling.seconds)} s`);
       const campaign = await campaignRun(context, target, RECIPIENTS, mode);
-      context.log(`campaign, ${mode}: ${RECIPIENTS} messages final in ${round(campaign.seconds)} s`);
-      figures[mode] = { ceiling, campaign };
+      context.log(
+        `campaign, ${mode}: ${RECIPIENTS} messages final in ${round(campaign.seconds)} s; ${resourcesNote(campaign)}`,
+      );
+      results.push({ mode, ceiling, campaign });
     }
-
-    const ceilingRow = (mode: Mode): BenchRow => ({
-      case: `ceiling, ${mode === 'single' ? 'single-event' : 'batch'} bodies`,
-      seconds: round(figures[mode].ceiling.seconds),
-      'messages/s': round(figures[mode].ceiling.perSecond),
-      ratio: '(ceiling)',
-      'history events/message': '',
-      'workflow tasks/message': '',
-      'workflows created': '',
-    });
-    const campaignRow = (mode: Mode): BenchRow => {
-      const { ceiling, campaign } = figures[mode];
-      return {
-        case: `campaign, ${mode === 'single' ? 'single-event' : 'batch'} bodies`,
-        seconds: round(campaign.seconds),
-        'messages/s': round(campaign.perSecond),
-        ratio: `${round(campaign.perSecond / ceiling.perSecond, 2)}×`,
-        'history events/message': round(campaign.eventsPerMessage, 3),
-        'workflow tasks/message': round(campaign.tasksPerMessage, 3),
-        'workflows created': campaign.workflows,
-      };
-    };
-    const cpuNote = (name: string, cpu: Record<string, number | undefined>, seconds: number) =>
-      `CPU seconds during ${name} (${round(seconds)} s wall): ${Object.entries(cpu)
-        .map(([process, used]) => `${process} ${used === undefined ? '?' : round(used)}`)
-        .join(', ')}`;
 
     return {
       title: `Campaign vs the provider-only ceiling: ${RECIPIENTS} recipients, sandbox unlimited, zero carrier delay (target ${target.name})`,
-      rows: [ceilingRow('single'), campaignRow('single'), ceilingRow('batch'), campaignRow('batch')],
+      rows: results.flatMap((result) => [ceilingRow(result), campaignRow(result)]),
       notes: [
         `ratio = campaign messages/s ÷ the ceiling's of the same body kind, measured in this run (target ≥ 0.5×); the ceiling should not fall below ~1,100/s single, ~5,700/s batch on a quiet 2-core machine`,
         `ceiling: the sandbox sends the audience in chunks of ${MAX_RECIPIENTS_PER_REQUEST}, ${CAMPAIGN_DEFAULTS.chunksInFlight} in flight, and delivers each final event to a bare Node HTTP receiver in the bench process; timed from the first send to the last final event`,
-        'campaign: Msgflow.startCampaign → result, every message final; sandbox, `msgflow ingress` and `msgflow worker` each a process of its own, ingress and worker sharing one SQLite store file; Temporal dev server on this machine',
+        'campaign: Msgflow.startCampaign with a file audience (one number per line, read by the worker in pages) → result, every message final; sandbox, `msgflow ingress` and `msgflow worker` each a process of its own, ingress and worker sharing one SQLite store file; Temporal dev server on this machine',
         'both sides first send one message through their whole path, untimed (deployed services are warm: the worker builds its workflow sandbox on its first workflow task)',
-        `history events and workflow tasks are counted over every workflow run on the campaign's task queue, but for the warm-up's (single: ${figures.single.campaign.runs} run(s), batch: ${figures.batch.campaign.runs}; continue-as-new makes new runs of the same workflow, not new workflows)`,
-        ...(['single', 'batch'] as const).flatMap((mode) => [
-          cpuNote(`the ${mode} ceiling`, figures[mode].ceiling.cpu, figures[mode].ceiling.seconds),
-          cpuNote(`the ${mode} campaign`, figures[mode].campaign.cpu, figures[mode].campaign.seconds),
+        `history events and workflow tasks are counted over every workflow run on the campaign's task queue, but for the warm-up's (${results.map(({ mode, campaign }) => `${mode}: ${campaign.runs} run(s)`).join(', ')}; continue-as-new makes new runs of the same workflow, not new workflows)`,
+        ...results.flatMap(({ mode, ceiling, campaign }) => [
+          cpuNote(`the ${mode} ceiling`, ceiling),
+          cpuNote(`the ${mode} campaign`, campaign),
+          `the ${mode} campaign: ${resourcesNote(campaign)}`,
         ]),
-        ...(['single', 'batch'] as const)
-          .filter((mode) => figures[mode].ceiling.perSecond < QUIET_CEILING[mode])
+        ...results
+          .filter(({ mode, ceiling }) => ceiling.perSecond < QUIET_CEILING[mode])
           .map(
-            (mode) =>
-              `the ${mode} ceiling (${round(figures[mode].ceiling.perSecond)}/s) is below the ~${QUIET_CEILING[mode]}/s of a quiet 2-core machine: this machine was busy, so compare the ratios, not the absolute rates`,
+            ({ mode, ceiling }) =>
+              `the ${mode} ceiling (${round(ceiling.perSecond)}/s) is below the ~${QUIET_CEILING[mode]}/s of a quiet 2-core machine: this machine was busy, so compare the ratios, not the absolute rates`,
           ),
         `machine load average when the run began (1, 5, 15 min): ${load.join(', ')}`,
-        'MSGFLOW_BENCH_CAMPAIGN_RECIPIENTS sizes the run; MSGFLOW_BENCH_TARGET chooses where the parts run (default local)',
+        'MSGFLOW_BENCH_CAMPAIGN_RECIPIENTS sizes the run; MSGFLOW_BENCH_CAMPAIGN_BODIES picks the body kinds (default single,batch); MSGFLOW_BENCH_TARGET chooses where the parts run (default local)',
       ],
     };
   },
 };
+
+interface ModeResult {
+  mode: Mode;
+  ceiling: RunFigures;
+  campaign: CampaignFigures;
+}
+
+const bodies = (mode: Mode) => (mode === 'single' ? 'single-event' : 'batch');
+
+function ceilingRow({ mode, ceiling }: ModeResult): BenchRow {
+  return {
+    case: `ceiling, ${bodies(mode)} bodies`,
+    seconds: round(ceiling.seconds),
+    'messages/s': round(ceiling.perSecond),
+    ratio: '(ceiling)',
+    'history events/message': '',
+    'workflow tasks/message': '',
+    'workflows created': '',
+  };
+}
+
+function campaignRow({ mode, ceiling, campaign }: ModeResult): BenchRow {
+  return {
+    case: `campaign, ${bodies(mode)} bodies`,
+    seconds: round(campaign.seconds),
+    'messages/s': round(campaign.perSecond),
+    ratio: `${round(campaign.perSecond / ceiling.perSecond, 2)}×`,
+    'history events/message': round(campaign.eventsPerMessage, 3),
+    'workflow tasks/message': round(campaign.tasksPerMessage, 3),
+    'workflows created': campaign.workflows,
+  };
+}
+
+function cpuNote(name: string, { cpu, seconds }: RunFigures): string {
+  const used = Object.entries(cpu).map(([process, s]) => `${process} ${s === undefined ? '?' : round(s)}`);
+  return `CPU seconds during ${name} (${round(seconds)} s wall): ${used.join(', ')}`;
+}
+
+function resourcesNote({ peakMemory, storeBytes }: CampaignFigures): string {
+  const memory = Object.entries(peakMemory).map(
+    ([process, mib]) => `${process} ${mib === undefined ? '?' : Math.round(mib)} MiB`,
+  );
+  const store = storeBytes === undefined ? '?' : `${round(storeBytes / 2 ** 20, 1)} MiB`;
+  return `peak resident memory ${memory.join(', ')}; message store on disk afterwards ${store}`;
+}
+
+function modesFromEnv(value: string | undefined): Mode[] {
+  const modes = (value || 'single,batch').split(',').map((m) => m.trim());
+  const unknown = modes.filter((m) => m !== 'single' && m !== 'batch');
+  if (unknown.length || !modes.length)
+    throw new Error(`MSGFLOW_BENCH_CAMPAIGN_BODIES=${value}: expected single, batch or single,batch`);
+  return modes as Mode[];
+}
 
 /** Outside the audience below (up to 9,999,999 recipients). */
 const WARMUP_RECIPIENT = '2348109999999';
@@ -175,6 +211,9 @@ async function campaignRun(
   const { temporal, log } = context;
   const provider = await target.startProvider(context);
   const connection = await Connection.connect({ address: temporal.address });
+  const audienceDir = mkdtempSync(join(tmpdir(), 'msgflow-bench-audience-'));
+  const audienceFile = join(audienceDir, 'audience.txt');
+  writeFileSync(audienceFile, `${audienceOf(recipients).join('\n')}\n`);
   let msgflow: Awaited<ReturnType<CampaignTarget['startMsgflow']>> | undefined;
   try {
     msgflow = await target.startMsgflow(context, provider, { batch: mode === 'batch' });
@@ -194,7 +233,7 @@ async function campaignRun(
       const run = await facade.startCampaign({
         sender: 'ACME',
         message: MESSAGE,
-        audience: { type: 'inline', recipients: audienceOf(recipients) },
+        audience: { type: 'file', path: audienceFile, format: 'txt' },
       });
       const result = await followCampaign(run, log);
       return { seconds: (performance.now() - started) / 1000, result, workflowId: run.workflowId };
@@ -205,6 +244,10 @@ async function campaignRun(
       .reduce((sum, [, n]) => sum + n, 0);
     if (result.sent !== recipients || final !== recipients)
       throw new Error(`campaign (${mode}) ended with ${result.sent} sent and ${final} final of ${recipients}`);
+    const peakMemory = Object.fromEntries(
+      Object.entries(msgflow.pids).map(([process, pid]) => [process, peakMemoryMiB(pid)]),
+    );
+    const storeBytes = await msgflow.storeBytes();
     const history = await historyTotals(client, msgflow.taskQueue, timed.workflowId, result.runs, warmup.workflowId);
     return {
       seconds,
@@ -214,11 +257,14 @@ async function campaignRun(
       workflows: history.workflows,
       runs: history.runs,
       cpu,
+      peakMemory,
+      storeBytes,
     };
   } finally {
     await msgflow?.close();
     await provider.close();
     await connection.close();
+    rmSync(audienceDir, { recursive: true, force: true });
   }
 }
 

@@ -103,6 +103,17 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/** The most resident memory a process has held since it started (VmHWM), in MiB; undefined where /proc cannot tell. */
+export function peakMemoryMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
 /** USER_HZ: 100 on every Linux this runs on (sysconf is not reachable from Node). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
