@@ -34,6 +34,7 @@ const MESSAGE = 'benchmark campaign';
 /** A run that makes no progress for this long has failed (a lost event, a stuck worker). */
 const STALL_MS = 120_000;
 const PROGRESS_EVERY_MS = 15_000;
+const HISTORY_PAGE_BYTES = 256 * 2 ** 20;
 
 interface RunFigures {
   seconds: number;
@@ -210,7 +211,11 @@ async function campaignRun(
 ): Promise<CampaignFigures> {
   const { temporal, log } = context;
   const provider = await target.startProvider(context);
-  const connection = await Connection.connect({ address: temporal.address });
+  // A page of a big campaign's history (signals of up to 2,000 outcomes each) can exceed gRPC's default 4 MiB.
+  const connection = await Connection.connect({
+    address: temporal.address,
+    channelArgs: { 'grpc.max_receive_message_length': HISTORY_PAGE_BYTES },
+  });
   const audienceDir = mkdtempSync(join(tmpdir(), 'msgflow-bench-audience-'));
   const audienceFile = join(audienceDir, 'audience.txt');
   writeFileSync(audienceFile, `${audienceOf(recipients).join('\n')}\n`);
@@ -239,6 +244,7 @@ async function campaignRun(
       return { seconds: (performance.now() - started) / 1000, result, workflowId: run.workflowId };
     });
     const { result, seconds } = timed;
+    log(`campaign (${mode}) finished in ${round(seconds)} s; counting its history`);
     const final = Object.entries(result.counts)
       .filter(([status]) => isFinalStatus(status))
       .reduce((sum, [, n]) => sum + n, 0);
