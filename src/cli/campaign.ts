@@ -55,7 +55,7 @@ export interface CampaignFlags {
 }
 
 /** `--delimiter`: one character, or `tab`. */
-function delimiter(value: string): string {
+export function delimiter(value: string): string {
   const char = value === 'tab' || value === '\\t' ? '\t' : value;
   const checked = CsvDelimiter.safeParse(char);
   if (!checked.success) throw new InvalidArgumentError(`${checked.error.issues[0]?.message} (or "tab")`);
