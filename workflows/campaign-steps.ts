@@ -12,7 +12,7 @@ import { type CampaignState, type PendingChunk, recordInvalid, recordSuppressed 
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
-import { screenRecipients } from './suppression.js';
+import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
 export const CAMPAIGN_FAILURES = {
   preflight: 'CampaignPreflightFailed',
@@ -113,7 +113,8 @@ export async function readNextChunk(
   let recipients: string[];
   if (cursor.kind === 'list') {
     // Screened before the list changes: a failed check leaves these recipients to read again.
-    const screened = await screenRecipients(cursor.remaining.slice(0, chunkSize));
+    const next = cursor.remaining.slice(0, chunkSize);
+    const screened = checksSuppressionList() ? await screenRecipients(next) : unscreened(next);
     cursor.remaining.splice(0, chunkSize);
     recordSuppressed(state, screened.suppressed.length);
     recipients = screened.send;
@@ -128,7 +129,7 @@ export async function readNextChunk(
       firstIndex: state.entriesRead,
       defaultCountry: input.defaultCountry,
     });
-    const screened = await screenRecipients(page.recipients);
+    const screened = checksSuppressionList() ? await screenRecipients(page.recipients) : unscreened(page.recipients);
     cursor.cursor = page.nextCursor;
     cursor.exhausted = page.nextCursor === null;
     state.entriesRead += page.entries;

@@ -13,7 +13,7 @@ import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
-import { screenRecipients } from './suppression.js';
+import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();
@@ -30,7 +30,7 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
     taskQueue: providerTaskQueue(taskQueue),
   });
 
-  const screened = await screenRecipients(input.recipients);
+  const screened = checksSuppressionList() ? await screenRecipients(input.recipients) : unscreened(input.recipients);
   const suppressed = screened.suppressed.map((digits) => `+${digits}`);
   if (screened.send.length === 0) return { campaignId: null, cost: 0, currency: null, messages: [], suppressed };
 

@@ -6,9 +6,6 @@ import { patched, proxyActivities } from '@temporalio/workflow';
 import type { createSuppressionActivities } from '../activities/suppression.js';
 import { STORE_ACTIVITY_OPTIONS } from './options.js';
 
-/** Runs recorded before the suppression list existed replay without the check. */
-const SUPPRESSION_PATCH = 'suppression-list';
-
 const activities = proxyActivities<ReturnType<typeof createSuppressionActivities>>(STORE_ACTIVITY_OPTIONS);
 
 export interface ScreenedRecipients {
@@ -18,10 +15,23 @@ export interface ScreenedRecipients {
   suppressed: string[];
 }
 
+/**
+ * Whether this run checks the suppression list. Runs recorded before it existed replay without the check, and
+ * without an await in its place (callers test this first), so their commands come in the same order.
+ */
+export function checksSuppressionList(): boolean {
+  return patched('suppression-list');
+}
+
 /** Splits recipients (international digits) into those to send to and those who opted out. */
 export async function screenRecipients(recipients: string[]): Promise<ScreenedRecipients> {
-  if (!patched(SUPPRESSION_PATCH) || recipients.length === 0) return { send: recipients, suppressed: [] };
+  if (recipients.length === 0) return { send: recipients, suppressed: [] };
   const { suppressed } = await activities.screenRecipients({ recipients });
   const skip = new Set(suppressed);
   return { send: recipients.filter((r) => !skip.has(r)), suppressed };
+}
+
+/** What a run that does not check the list sends to. */
+export function unscreened(recipients: string[]): ScreenedRecipients {
+  return { send: recipients, suppressed: [] };
 }
