@@ -12,6 +12,7 @@ import type { AudienceLoaders } from './audience-loaders.js';
 import { createCampaignProviderActivities } from './campaign.js';
 import { createMessageStoreActivities } from './message-store.js';
 import { createProviderActivities } from './provider.js';
+import { createSuppressionActivities } from './suppression.js';
 import { createVoiceActivities } from './voice.js';
 
 /** Secrets provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP verification fails). */
@@ -46,6 +47,7 @@ export interface WorkflowQueueActivityOptions {
 export function createWorkflowQueueActivities(store: MessageStore, options: WorkflowQueueActivityOptions = {}) {
   return {
     ...createMessageStoreActivities(store),
+    ...createSuppressionActivities(store),
     ...createAudienceActivities({ loaders: options.audienceLoaders }),
   };
 }

@@ -35,6 +35,8 @@ export interface CampaignState {
   entriesRead: number;
   valid: number;
   duplicates: number;
+  /** Recipients skipped because they were on the suppression list when their chunk was read (absent in runs before it). */
+  suppressed?: number;
   invalidCount: number;
   invalidSample: InvalidRecipient[];
   /** Chunks read but not yet accepted, in order; a run hands them on, and they are sent under the same keys. */
@@ -66,6 +68,7 @@ export function initialState(startedAt: string, audience: AudienceCursor): Campa
     entriesRead: 0,
     valid: 0,
     duplicates: 0,
+    suppressed: 0,
     invalidCount: 0,
     invalidSample: [],
     pendingChunks: [],
@@ -216,6 +219,10 @@ export function recordNotFinal(state: CampaignState, id: string): void {
   if (state.notFinalIds.length < MAX_REPORTED_ITEMS) state.notFinalIds.push(id);
 }
 
+export function recordSuppressed(state: CampaignState, count: number): void {
+  state.suppressed = (state.suppressed ?? 0) + count;
+}
+
 export function recordInvalid(state: CampaignState, invalid: InvalidRecipient[]): void {
   state.invalidCount += invalid.length;
   const room = MAX_REPORTED_ITEMS - state.invalidSample.length;
@@ -242,6 +249,7 @@ export function progressOf(
       total: state.audienceTotal,
     },
     sent: state.sent,
+    suppressed: state.suppressed ?? 0,
     queued: outstanding.size,
     counts: { ...state.counts },
     cost: state.cost,
@@ -258,6 +266,7 @@ export function resultOf(state: CampaignState, completedAt: string): CampaignRes
   return {
     cancelled: state.cancelled,
     sent: state.sent,
+    suppressed: state.suppressed ?? 0,
     counts: { ...state.counts },
     cost: state.cost,
     currency: currencyOf(state),
@@ -281,7 +290,7 @@ export function detailsOf(progress: CampaignProgress): string {
   const total = progress.audience.total ?? progress.audience.valid;
   return [
     `**${progress.phase}**${progress.pausedReason ? ` (${progress.pausedReason})` : ''}`,
-    `sent ${progress.sent} of ${total}, awaiting ${progress.queued}`,
+    `sent ${progress.sent} of ${total}, awaiting ${progress.queued}${progress.suppressed ? `, suppressed ${progress.suppressed}` : ''}`,
     `final: ${final || 'none yet'}`,
     `cost ${progress.cost}${progress.currency ? ` ${progress.currency}` : ''}, run ${progress.runs}`,
   ].join('\n\n');

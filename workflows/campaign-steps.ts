@@ -8,10 +8,11 @@ import type { CampaignChunkResult, createCampaignProviderActivities } from '../a
 import type { CampaignInput } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
 import { countSegments } from '../src/api/segments.js';
-import { type CampaignState, type PendingChunk, recordInvalid } from './campaign-state.js';
+import { type CampaignState, type PendingChunk, recordInvalid, recordSuppressed } from './campaign-state.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
 export const CAMPAIGN_FAILURES = {
   preflight: 'CampaignPreflightFailed',
@@ -100,7 +101,10 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
   }
 }
 
-/** Takes the next chunk of the audience into the pending list; null when the audience is exhausted. */
+/**
+ * Takes the next chunk of the audience into the pending list, without the recipients on the suppression list
+ * now; null when nothing of it is left to send.
+ */
 export async function readNextChunk(
   { campaignId, input, chunkSize }: CampaignContext,
   state: CampaignState,
@@ -108,7 +112,12 @@ export async function readNextChunk(
   const cursor = state.audience;
   let recipients: string[];
   if (cursor.kind === 'list') {
-    recipients = cursor.remaining.splice(0, chunkSize);
+    // Screened before the list changes: a failed check leaves these recipients to read again.
+    const next = cursor.remaining.slice(0, chunkSize);
+    const screened = checksSuppressionList() ? await screenRecipients(next) : unscreened(next);
+    cursor.remaining.splice(0, chunkSize);
+    recordSuppressed(state, screened.suppressed.length);
+    recipients = screened.send;
   } else {
     if (input.audience.type === 'inline') throw new Error('unreachable: an inline audience is read as a list');
     const page = await audience.readAudiencePage({
@@ -120,13 +129,15 @@ export async function readNextChunk(
       firstIndex: state.entriesRead,
       defaultCountry: input.defaultCountry,
     });
+    const screened = checksSuppressionList() ? await screenRecipients(page.recipients) : unscreened(page.recipients);
     cursor.cursor = page.nextCursor;
     cursor.exhausted = page.nextCursor === null;
     state.entriesRead += page.entries;
     state.valid += page.recipients.length;
     state.duplicates += page.duplicates;
     recordInvalid(state, page.invalid);
-    recipients = page.recipients;
+    recordSuppressed(state, screened.suppressed.length);
+    recipients = screened.send;
   }
   if (recipients.length === 0) return null;
   const chunk = { number: state.nextChunk++, recipients };

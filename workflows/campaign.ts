@@ -13,6 +13,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -244,7 +245,10 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     phase = 'sending';
     try {
       const chunk = unsentPendingChunk() ?? (await readNextChunk(campaign, state));
-      if (chunk) startSending(chunk);
+      // Reading awaits activities (the audience, the suppression list): a pause or cancel that came meanwhile
+      // holds the chunk back, pending. Runs recorded before this replay as they were.
+      const stopped = state.paused || state.cancelled;
+      if (chunk && !(stopped && patched('hold-chunk-read-while-stopped'))) startSending(chunk);
     } catch (error) {
       failure ??= { what: 'reading the audience', error };
     }

@@ -1,6 +1,7 @@
 /**
  * Sends one text to one or a few recipients and waits for each message's final delivery state.
  * Large sends are campaigns (`smsCampaign`); this is the workflow a backend service awaits for one send.
+ * Recipients on the suppression list are left out first; when none is left, nothing is sent or charged.
  */
 import { condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createProviderActivities } from '../activities/provider.js';
@@ -12,6 +13,7 @@ import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();
@@ -28,9 +30,13 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
     taskQueue: providerTaskQueue(taskQueue),
   });
 
+  const screened = checksSuppressionList() ? await screenRecipients(input.recipients) : unscreened(input.recipients);
+  const suppressed = screened.suppressed.map((digits) => `+${digits}`);
+  if (screened.send.length === 0) return { campaignId: null, cost: 0, currency: null, messages: [], suppressed };
+
   // The activity records the ids in the message store, awaited by this workflow, before it completes.
   const { sent, alreadyFinal } = await provider.sendSms(
-    { recipients: input.recipients, sender: input.sender, message: input.message },
+    { recipients: screened.send, sender: input.sender, message: input.message },
     idempotencyKey(workflowId, 'send'),
   );
   keep(alreadyFinal);
@@ -56,5 +62,6 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
         source: outcome?.source ?? 'timeout',
       };
     }),
+    suppressed,
   };
 }

@@ -274,6 +274,8 @@ export const CampaignProgress = z.object({
   }),
   /** Messages the provider accepted. */
   sent: z.number().int().nonnegative(),
+  /** Recipients not sent to: on the suppression list (opted out) when their chunk was read. */
+  suppressed: z.number().int().nonnegative().default(0),
   /** Sent messages still waiting for their final state. */
   queued: z.number().int().nonnegative(),
   counts: StateCounts,
@@ -292,6 +294,8 @@ export type CampaignProgress = z.infer<typeof CampaignProgress>;
 export const CampaignResult = z.object({
   cancelled: z.boolean(),
   sent: z.number().int().nonnegative(),
+  /** Recipients not sent to: on the suppression list (opted out) when their chunk was read. */
+  suppressed: z.number().int().nonnegative().default(0),
   counts: StateCounts,
   cost: MinorUnits,
   currency: Currency.nullable(),

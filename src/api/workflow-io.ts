@@ -35,9 +35,13 @@ export const MessageResult = z.object({
 export type MessageResult = z.infer<typeof MessageResult>;
 
 export const SendSmsResult = z.object({
-  campaignId: Id,
+  /** The provider's campaign; null when every recipient was on the suppression list (nothing sent or charged). */
+  campaignId: Id.nullable(),
   cost: MinorUnits,
-  currency: Currency,
+  /** Null when nothing was sent. */
+  currency: Currency.nullable(),
   messages: z.array(MessageResult),
+  /** Recipients on the suppression list (opted out) when the send was made: not sent to, not charged. */
+  suppressed: z.array(PlusNumber).default([]),
 });
 export type SendSmsResult = z.infer<typeof SendSmsResult>;

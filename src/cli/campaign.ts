@@ -55,7 +55,7 @@ export interface CampaignFlags {
 }
 
 /** `--delimiter`: one character, or `tab`. */
-function delimiter(value: string): string {
+export function delimiter(value: string): string {
   const char = value === 'tab' || value === '\\t' ? '\t' : value;
   const checked = CsvDelimiter.safeParse(char);
   if (!checked.success) throw new InvalidArgumentError(`${checked.error.issues[0]?.message} (or "tab")`);
@@ -233,7 +233,7 @@ const POLL_MS = 1000;
 
 export function formatProgress(p: CampaignProgress): string {
   const target = p.audience.total ?? p.audience.valid;
-  const settled = p.sent - p.queued;
+  const settled = p.sent - p.queued + p.suppressed;
   const share = target > 0 ? Math.min(1, settled / target) : p.phase === 'completed' ? 1 : 0;
   const filled = Math.round(share * BAR_WIDTH);
   const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.round(share * 100)).padStart(3)}%`;
@@ -244,7 +244,8 @@ export function formatProgress(p: CampaignProgress): string {
   const cost = p.currency ? ` · cost ${p.cost} ${p.currency}` : '';
   const reason = p.paused && p.pausedReason ? ` (${p.pausedReason})` : '';
   const window = p.windowOpensAt ? ` until ${p.windowOpensAt}` : '';
-  return `${bar} ${p.phase}${window}${reason} · sent ${p.sent}/${target} · queued ${p.queued}${states ? ` · ${states}` : ''}${cost}`;
+  const suppressed = p.suppressed ? ` · suppressed ${p.suppressed}` : '';
+  return `${bar} ${p.phase}${window}${reason} · sent ${p.sent}/${target}${suppressed} · queued ${p.queued}${states ? ` · ${states}` : ''}${cost}`;
 }
 
 export function formatResult(workflowId: string, r: CampaignResult): string[] {
@@ -254,6 +255,7 @@ export function formatResult(workflowId: string, r: CampaignResult): string[] {
       .map(([state, n]) => `${state} ${n}`)
       .join(', ')}`,
   ];
+  if (r.suppressed) lines.push(`  suppressed (opted out, not sent): ${r.suppressed}`);
   if (r.duplicates) lines.push(`  duplicates skipped: ${r.duplicates}`);
   if (r.invalid.count) {
     lines.push(`  invalid recipients: ${r.invalid.count}`);

@@ -5,23 +5,11 @@
  */
 import { type Command, Option } from 'commander';
 import type { ReportRow, StoredMessage } from '../store/index.js';
-import { type MessageStore, openMessageStore, StoreInputError, storeOptionsFromEnv } from '../store/index.js';
 import { CampaignReports } from '../starter/reports.js';
 import { fail, type JsonFlag, printResult, withJson } from './common.js';
+import { withStore } from './store.js';
 
 const REPORT_COLUMNS = ['provider_message_id', 'number', 'status', 'final', 'timestamp'] as const;
-
-async function withStore<T>(fn: (store: MessageStore) => Promise<T>): Promise<T> {
-  const store = await openMessageStore(storeOptionsFromEnv(process.env));
-  try {
-    return await fn(store);
-  } catch (error) {
-    if (error instanceof StoreInputError) fail(error.message, 2);
-    throw error;
-  } finally {
-    await store.close();
-  }
-}
 
 function reportRecord(row: ReportRow): Record<(typeof REPORT_COLUMNS)[number], string | boolean | null> {
   return {

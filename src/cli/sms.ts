@@ -44,9 +44,10 @@ export function registerSmsCommands(program: Command): void {
         },
         { key: options.key },
       );
-      await printStarted(options, started, (result) =>
-        result.messages.map((m) => `${m.mobile_number}  ${m.status}  ${m.provider_message_id}`),
-      );
+      await printStarted(options, started, (result) => [
+        ...result.messages.map((m) => `${m.mobile_number}  ${m.status}  ${m.provider_message_id}`),
+        ...result.suppressed.map((number) => `${number}  suppressed (opted out: not sent, not charged)`),
+      ]);
     } finally {
       await client.connection.close();
     }

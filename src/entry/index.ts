@@ -30,6 +30,15 @@ export type {
 
 // Per-recipient reports of campaigns, read from the message store the worker and the ingress write.
 export { CampaignReports, type OutcomeFeedOptions, type ReportPageOptions } from '../starter/reports.js';
+// The suppression list (opt-outs) and erasing one person's number, in the same store.
+export {
+  type AddOptions,
+  type ImportResult,
+  type ImportSource,
+  InvalidNumbersError,
+  Suppressions,
+} from '../starter/suppressions.js';
+export type { Erasure } from '../starter/erasure.js';
 export {
   openMessageStore,
   storeOptionsFromEnv,
@@ -41,6 +50,8 @@ export {
   type ReportRow,
   type SettledRow,
   type StoredMessage,
+  type SuppressionRow,
+  type ErasureResult,
 } from '../store/index.js';
 
 // Connecting: the same Temporal settings and data converter as msgflow's worker (they must agree).

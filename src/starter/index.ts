@@ -31,6 +31,8 @@ import { type OtpKeys, otpState, sendOtp, verifyOtp } from './otp.js';
 import { CampaignSchedules } from './schedules.js';
 import type { StartedWorkflow, StartOptions } from './started-workflow.js';
 import { CampaignReports } from './reports.js';
+import { type Erasure, eraseNumber } from './erasure.js';
+import { type SuppressionStore, Suppressions } from './suppressions.js';
 import { validate } from './validate.js';
 import { startVoiceCall } from './voice.js';
 
@@ -38,8 +40,11 @@ import { startVoiceCall } from './voice.js';
 export interface MsgflowOptions {
   /** Needed by the OTP methods (`otpKeysFromEnv()` reads them from MSGFLOW_OTP_HASH_KEY / MSGFLOW_OTP_SEAL_KEY). */
   otpKeys?: OtpKeys;
-  /** The message store the worker and ingress use: needed by `reports` (`openMessageStore(storeOptionsFromEnv())`). */
-  store?: Pick<MessageStore, 'report' | 'settled' | 'message'>;
+  /**
+   * The message store the worker and ingress use: needed by `reports`, `suppressions` and `eraseNumber`
+   * (`openMessageStore(storeOptionsFromEnv())`).
+   */
+  store?: Pick<MessageStore, 'report' | 'settled' | 'message' | 'eraseNumber'> & SuppressionStore;
 }
 
 export class Msgflow {
@@ -54,11 +59,23 @@ export class Msgflow {
    * `reports.page(key)`, `reports.rows(key)`, `reports.outcomes(key, { done: run.result() })`, `reports.message(id)`.
    */
   get reports(): CampaignReports {
-    if (!this.options.store) throw new Error('reports need the message store: pass { store } to new Msgflow(…)');
-    return new CampaignReports(this.options.store);
+    return new CampaignReports(this.storeFor('reports'));
   }
 
-  /** Sends one text to one or a few recipients; `result()` resolves with each message's final state. */
+  /**
+   * The suppression list (opt-outs), kept in the message store: `add`, `remove`, `has`, `page`, `rows`, `import`.
+   * Every campaign and sendSms leaves out the numbers on it when it sends.
+   */
+  get suppressions(): Suppressions {
+    return new Suppressions(this.storeFor('suppressions'));
+  }
+
+  /** Erases a number from the message store's reports (an opt-out stays, without it) and says what remains where. */
+  eraseNumber(number: string): Promise<Erasure> {
+    return eraseNumber(this.storeFor('eraseNumber'), number);
+  }
+
+  /** Sends one text to one or a few recipients (never to one on the suppression list); `result()` resolves with each message's final state. */
   async sendSms(
     input: z.input<typeof SendSmsInput>,
     { key = randomUUID() }: StartOptions = {},
@@ -161,6 +178,11 @@ export class Msgflow {
       validate(CheckContactsInput, input, 'Invalid contact check'),
       key,
     );
+  }
+
+  private storeFor(what: string) {
+    if (!this.options.store) throw new Error(`${what} need the message store: pass { store } to new Msgflow(…)`);
+    return this.options.store;
   }
 
   private otpTarget() {

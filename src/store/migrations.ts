@@ -83,4 +83,28 @@ ALTER TABLE messages ADD COLUMN final_recorded_at BIGINT;
 CREATE INDEX messages_settled_by_campaign ON messages (campaign_key, final_recorded_at) WHERE final_recorded_at IS NOT NULL;
 `,
   },
+  {
+    version: 4,
+    name: 'suppression list (opt-outs)',
+    // lookup: the number (+E.164), or its HMAC-SHA256 under the lookup key when encrypted, as messages use.
+    // number: clear, or sealed under the key ring; NULL once the person's data was erased (the opt-out stays).
+    sqlite: `
+CREATE TABLE suppressions (
+  lookup TEXT PRIMARY KEY,
+  number TEXT,
+  reason TEXT,
+  added_at INTEGER NOT NULL
+);
+CREATE INDEX suppressions_by_time ON suppressions (added_at, lookup);
+`,
+    postgres: `
+CREATE TABLE suppressions (
+  lookup TEXT PRIMARY KEY,
+  number TEXT,
+  reason TEXT,
+  added_at BIGINT NOT NULL
+);
+CREATE INDEX suppressions_by_time ON suppressions (added_at, lookup);
+`,
+  },
 ];

@@ -13,6 +13,11 @@ const SEALED = /^v1\.([\w-]{1,32})\.([\w-]+)$/;
 export class PersonalData {
   constructor(private readonly encryption: EncryptionOptions | undefined) {}
 
+  /** Whether numbers are sealed and looked up by keyed hash (a key ring and lookup key are configured). */
+  get encrypted(): boolean {
+    return this.encryption !== undefined;
+  }
+
   /** The value to store; `context` (e.g. the message id) binds the ciphertext to its row. */
   seal(plain: string, context: string): string {
     if (!this.encryption) return plain;

@@ -13,6 +13,7 @@ import { type FinalStatus, isFinalStatus } from '../api/constants.js';
 import type { Driver, Executor, SqlValue } from './driver.js';
 import type { PersonalData } from './personal-data.js';
 import {
+  type ErasureResult,
   type FinalOutcome,
   type MessageStore,
   type Page,
@@ -28,6 +29,8 @@ import {
   type StoredMessage,
   type StoreHooks,
   StoreInputError,
+  type SuppressionEntry,
+  type SuppressionRow,
   type WaiterOutcomes,
 } from './types.js';
 
@@ -351,6 +354,145 @@ export class SqlMessageStore implements MessageStore {
     return { rows: page, next: found.length > limit && last ? encodeCursor(String(last.id)) : null };
   }
 
+  async suppress(entries: readonly SuppressionEntry[]): Promise<number> {
+    entries.forEach(checkSuppression);
+    const unique = uniqueBy(
+      entries.map((e) => ({ ...e, lookup: this.personal.lookup(e.number) })),
+      (e) => e.lookup,
+    );
+    if (unique.length === 0) return 0;
+    const now = Date.now();
+    return this.driver.transaction(async (tx) => {
+      let added = 0;
+      for (const batch of chunks(unique)) {
+        // Listed under an older lookup value (added before encryption was configured): already listed.
+        const older = await tx.all<{ lookup: string }>(
+          `SELECT lookup FROM suppressions WHERE lookup IN (${list(batch.length)})`,
+          batch.map((e) => e.number),
+        );
+        const listed = new Set(older.map((r) => r.lookup));
+        const fresh = batch.filter((e) => !listed.has(e.number));
+        if (fresh.length === 0) continue;
+        added += await tx.run(
+          `INSERT INTO suppressions (lookup, number, reason, added_at) VALUES ${rows(fresh.length, 4)}
+           ON CONFLICT (lookup) DO NOTHING`,
+          fresh.flatMap((e) => [e.lookup, this.personal.seal(e.number, e.lookup), e.reason ?? null, now]),
+        );
+      }
+      return added;
+    });
+  }
+
+  async unsuppress(numbers: readonly string[]): Promise<number> {
+    numbers.forEach((n) => checkNumber(n));
+    const lookups = [...new Set(numbers.flatMap((n) => this.personal.lookups(n)))];
+    if (lookups.length === 0) return 0;
+    return this.driver.transaction(async (tx) => {
+      let removed = 0;
+      for (const batch of chunks(lookups))
+        removed += await tx.run(`DELETE FROM suppressions WHERE lookup IN (${list(batch.length)})`, batch);
+      return removed;
+    });
+  }
+
+  async suppressedAmong(numbers: readonly string[]): Promise<string[]> {
+    numbers.forEach((n) => checkNumber(n));
+    const byLookup = new Map<string, string>();
+    for (const number of new Set(numbers))
+      for (const lookup of this.personal.lookups(number)) byLookup.set(lookup, number);
+    if (byLookup.size === 0) return [];
+    const found = new Set<string>();
+    await this.driver.read(async (tx) => {
+      for (const batch of chunks([...byLookup.keys()])) {
+        const listed = await tx.all<{ lookup: string }>(
+          `SELECT lookup FROM suppressions WHERE lookup IN (${list(batch.length)})`,
+          batch,
+        );
+        for (const r of listed) found.add(byLookup.get(r.lookup)!);
+      }
+    });
+    return [...new Set(numbers)].filter((n) => found.has(n));
+  }
+
+  async suppressions({ limit, after }: { limit: number; after?: string }): Promise<Page<SuppressionRow>> {
+    checkLimit(limit);
+    const from = after === undefined ? null : decodeCursor(after);
+    const separator = from?.indexOf(':') ?? -1;
+    const fromTime = from === null ? null : Number(from.slice(0, separator));
+    if (from !== null && (separator < 1 || !Number.isSafeInteger(fromTime)))
+      throw new StoreInputError('invalid cursor');
+    const found = await this.driver.read((tx) =>
+      tx.all<{ lookup: string; number: string | null; reason: string | null; added_at: number }>(
+        `SELECT lookup, number, reason, added_at FROM suppressions
+         ${from === null ? '' : 'WHERE added_at > ? OR (added_at = ? AND lookup > ?)'}
+         ORDER BY added_at, lookup LIMIT ?`,
+        from === null ? [limit + 1] : [fromTime, fromTime, from.slice(separator + 1), limit + 1],
+      ),
+    );
+    const page = found.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      rows: page.map((r) => ({
+        number: r.number === null ? null : this.personal.open(r.number, r.lookup),
+        reason: r.reason,
+        addedAt: Number(r.added_at),
+      })),
+      next: found.length > limit && last ? encodeCursor(`${Number(last.added_at)}:${last.lookup}`) : null,
+    };
+  }
+
+  async eraseNumber(number: string): Promise<ErasureResult> {
+    checkNumber(number);
+    const lookups = this.personal.lookups(number);
+    const mentions = new RegExp(`(?<![0-9])\\+?${number.slice(1)}(?![0-9])`);
+    const [messages, suppressed] = await this.driver.transaction(async (tx) => {
+      const erased = await tx.run(
+        `UPDATE messages SET recipient = NULL, recipient_lookup = NULL WHERE recipient_lookup IN (${list(lookups.length)})`,
+        lookups,
+      );
+      // The opt-out stays, found by its lookup value alone; rows listed before encryption hold the number as
+      // their lookup, so they move to the keyed hash when one is configured.
+      const listed = await tx.run(
+        `UPDATE suppressions SET number = NULL WHERE lookup IN (${list(lookups.length)})`,
+        lookups,
+      );
+      const lookup = this.personal.lookup(number);
+      if (lookup !== number && listed > 0) {
+        await tx.run(
+          'DELETE FROM suppressions WHERE lookup = ? AND EXISTS (SELECT 1 FROM suppressions s WHERE s.lookup = ?)',
+          [number, lookup],
+        );
+        await tx.run('UPDATE suppressions SET lookup = ? WHERE lookup = ?', [lookup, number]);
+      }
+      return [erased, listed > 0] as const;
+    });
+    let rejectedEvents = 0;
+    for (let after = 0; ;) {
+      const batch = await this.driver.read((tx) =>
+        tx.all<{ id: number; event: string }>(
+          `SELECT id, event FROM rejected_events WHERE id > ? ORDER BY id LIMIT ${BATCH}`,
+          [after],
+        ),
+      );
+      const holding = batch.filter((r) => mentions.test(this.personal.open(r.event, REJECTED_CONTEXT)));
+      if (holding.length > 0)
+        rejectedEvents += await this.driver.transaction((tx) =>
+          tx.run(
+            `DELETE FROM rejected_events WHERE id IN (${list(holding.length)})`,
+            holding.map((r) => Number(r.id)),
+          ),
+        );
+      if (batch.length < BATCH) break;
+      after = Number(batch.at(-1)!.id);
+    }
+    return {
+      messages,
+      rejectedEvents,
+      suppressed,
+      suppressionKeptAs: this.personal.encrypted ? 'keyed-hash' : 'number',
+    };
+  }
+
   close(): Promise<void> {
     return this.driver.close();
   }
@@ -462,6 +604,16 @@ function checkEvent(e: StatusEventRecord): void {
   checkText('status', e.status, 50);
   checkText('timestamp', e.timestamp, 100);
   if (e.eventId !== undefined) checkText('eventId', e.eventId, 1000);
+}
+
+function checkNumber(number: unknown): asserts number is string {
+  if (typeof number !== 'string' || !/^\+[1-9]\d{6,14}$/.test(number))
+    throw new StoreInputError('a number must be in international format with a leading +, e.g. +2348012345678');
+}
+
+function checkSuppression(entry: SuppressionEntry): void {
+  checkNumber(entry?.number);
+  if (entry.reason !== undefined) checkText('reason', entry.reason, 200);
 }
 
 function checkLimit(limit: number): void {

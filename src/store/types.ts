@@ -123,6 +123,34 @@ export interface PurgeResult {
   rejectedEvents: number;
 }
 
+/** One opt-out: a number never sent to until it is removed. */
+export interface SuppressionEntry {
+  /** International format with a leading plus sign (+E.164). */
+  number: string;
+  /** Where the opt-out came from (e.g. "replied STOP", "support ticket 42"); no personal data. */
+  reason?: string;
+}
+
+export interface SuppressionRow {
+  /** In clear for the operator who asked; null once the person's data was erased (the opt-out stays, as its lookup value). */
+  number: string | null;
+  reason: string | null;
+  /** Milliseconds since the epoch. */
+  addedAt: number;
+}
+
+/** What erasing one number changed in the store. */
+export interface ErasureResult {
+  /** Message rows (reports) that no longer name the number; their ids and states stay for the campaigns' counts. */
+  messages: number;
+  /** Rejected events that held the number, deleted. */
+  rejectedEvents: number;
+  /** Whether the number is on the suppression list: the opt-out stays, without the number. */
+  suppressed: boolean;
+  /** How an opt-out is kept: a keyed hash (encryption configured) or the number itself (no key configured). */
+  suppressionKeptAs: 'keyed-hash' | 'number';
+}
+
 /** Test hooks: `afterWrite` runs inside the transaction, after its writes and before its reads. */
 export interface StoreHooks {
   afterWrite?: (op: 'register' | 'recordEvents') => Promise<void>;
@@ -179,6 +207,16 @@ export interface MessageStore {
   recordRejected(reason: string, event: unknown): Promise<void>;
   /** Newest first; `before` is the previous page's `next`. */
   rejected(options: { limit: number; before?: string }): Promise<Page<RejectedEvent>>;
+  /** Adds opt-outs (an entry already listed stays as it is); returns how many were new. */
+  suppress(entries: readonly SuppressionEntry[]): Promise<number>;
+  /** Removes opt-outs; returns how many were listed. */
+  unsuppress(numbers: readonly string[]): Promise<number>;
+  /** The numbers among `numbers` (+E.164) that are on the suppression list. */
+  suppressedAmong(numbers: readonly string[]): Promise<string[]>;
+  /** The suppression list, oldest first; `after` is the previous page's `next`. */
+  suppressions(options: { limit: number; after?: string }): Promise<Page<SuppressionRow>>;
+  /** Erases one person's number from reports and rejected events; an opt-out stays, without the number. */
+  eraseNumber(number: string): Promise<ErasureResult>;
   close(): Promise<void>;
 }
 

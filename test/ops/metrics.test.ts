@@ -145,7 +145,7 @@ describe('worker metrics and logs (msgflow worker process)', () => {
     expect(
       sample(text, 'msgflow_provider_charged_minor_units_total', {
         activityType: 'sendSms',
-        currency: result.currency,
+        currency: result.currency!,
       }),
     ).toBe(result.cost);
     expect(sample(text, 'msgflow_message_outcomes_total', { status: 'delivered', source: 'webhook' })).toBe(1);
