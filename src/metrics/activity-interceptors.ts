@@ -1,18 +1,32 @@
 /**
- * Counts sends and charges as provider activities complete: an activity interceptor on the provider queue,
+ * Counts sends and charges as provider activities complete, and the provider's 429s as their attempts fail:
+ * an activity interceptor on the provider queue,
  * so every feature's charged call is counted without each activity doing it. A result that states a
  * `cost` and `currency` (the provider's send responses) is a charge; one with `messages` sent that many. A
  * result that wraps the provider's response in `sent` (sendSms: `{ sent, alreadyFinal }`) is read inside it.
  * Counted once per completed activity: a retry that replays the provider's idempotent response completes
  * the same activity, not a second one.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { FAILURE_TYPES } from '../definitions/failure-types.js';
 import { METRICS } from '../definitions/metric-names.js';
 
 export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
     async execute(input, next) {
-      const result = await next(input);
+      let result: unknown;
+      try {
+        result = await next(input);
+      } catch (error) {
+        // Each refused attempt once: the retry that follows is another execution of this interceptor.
+        if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.rateLimited) {
+          ctx.metricMeter
+            .createCounter(METRICS.providerRateLimited, 'requests', 'Provider calls refused with 429 (retried later)')
+            .add(1);
+        }
+        throw error;
+      }
       // The context's meter already tags namespace, taskQueue and activityType.
       const activity = ctx.info.activityType;
       const response = isRecord(result) && isRecord(result.sent) ? result.sent : result;
