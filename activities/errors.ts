@@ -18,7 +18,6 @@ import {
 } from '../src/client/errors.js';
 import { FAILURE_TYPES } from '../src/definitions/failure-types.js';
 
-
 const IN_PROGRESS_RETRY_MS = 1000;
 
 export function toActivityFailure(error: unknown): unknown {

@@ -63,9 +63,11 @@ export function registerTemporalCommands(program: Command): void {
     .action(async (flags: JsonFlag) => {
       const binaries = await ensureTemporalServer();
       printResult(flags, binaries, () =>
-        [`server          ${binaries.server}`, `sql             ${binaries.sql}`, `postgres schema ${binaries.postgresSchema}`].join(
-          '\n',
-        ),
+        [
+          `server          ${binaries.server}`,
+          `sql             ${binaries.sql}`,
+          `postgres schema ${binaries.postgresSchema}`,
+        ].join('\n'),
       );
     });
 

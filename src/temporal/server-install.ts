@@ -35,7 +35,11 @@ export function temporalServerDir(env: NodeJS.ProcessEnv = process.env): string 
 }
 
 function binariesIn(dir: string): TemporalServerBinaries {
-  return { server: join(dir, 'server'), sql: join(dir, 'sql'), postgresSchema: join(dir, 'schema', 'postgresql', 'v12') };
+  return {
+    server: join(dir, 'server'),
+    sql: join(dir, 'sql'),
+    postgresSchema: join(dir, 'schema', 'postgresql', 'v12'),
+  };
 }
 
 /** The binaries when the cache holds them; undefined otherwise (nothing is built). */
@@ -99,7 +103,9 @@ export async function ensureTemporalServer(options: EnsureServerOptions = {}): P
         await cp(join(moduleDir.Dir, 'schema', 'postgresql'), join(tmp, 'schema', 'postgresql'), { recursive: true });
         await rm(dest, { recursive: true, force: true });
         await rename(tmp, dest);
-        log(`built the Temporal server ${TEMPORAL_SERVER_VERSION} in ${Math.round((Date.now() - started) / 1000)} s: ${dest}`);
+        log(
+          `built the Temporal server ${TEMPORAL_SERVER_VERSION} in ${Math.round((Date.now() - started) / 1000)} s: ${dest}`,
+        );
       } finally {
         clearInterval(heartbeat);
         await rm(tmp, { recursive: true, force: true });
@@ -108,7 +114,9 @@ export async function ensureTemporalServer(options: EnsureServerOptions = {}): P
       if (!built) throw new TemporalServerBuildError(`the build left no complete server in ${dest}`);
       return built;
     },
-    { onWait: (pid) => log(`waiting for another process${pid ? ` (pid ${pid})` : ''} building the Temporal server...`) },
+    {
+      onWait: (pid) => log(`waiting for another process${pid ? ` (pid ${pid})` : ''} building the Temporal server...`),
+    },
   );
 }
 
@@ -116,7 +124,9 @@ export async function ensureTemporalServer(options: EnsureServerOptions = {}): P
 async function removeAbandonedBuilds(cacheRoot: string): Promise<void> {
   const entries = await readdir(cacheRoot);
   await Promise.all(
-    entries.filter((e) => e.startsWith(BUILD_PREFIX)).map((e) => rm(join(cacheRoot, e), { recursive: true, force: true })),
+    entries
+      .filter((e) => e.startsWith(BUILD_PREFIX))
+      .map((e) => rm(join(cacheRoot, e), { recursive: true, force: true })),
   );
 }
 
@@ -134,7 +144,9 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, log?: (lin
       if (code === 0) resolve(stdout);
       else
         reject(
-          new TemporalServerBuildError(`${basename(command)} ${args.join(' ')} exited with ${signal ?? code}:\n${tail}`),
+          new TemporalServerBuildError(
+            `${basename(command)} ${args.join(' ')} exited with ${signal ?? code}:\n${tail}`,
+          ),
         );
     });
   });

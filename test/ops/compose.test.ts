@@ -168,7 +168,9 @@ describe('docker-compose.yml', () => {
     expect(schemaJob).toContain('--plugin postgres12');
     for (const { database, args } of schemaSteps('/etc/temporal/schema/postgresql/v12'))
       expect(schemaJob).toContain(`sql ${database} ${args.join(' ')}`);
-    expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect(services.temporal!.depends_on).toEqual({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
     // The namespace, as an operator creates it; then msgflow's search attributes; then worker and ingress.
     const namespaceJob = services['temporal-namespace']!.command!.join('\n');
     expect(namespaceJob).toContain(`temporal ${namespaceCreateArgs('"$$TEMPORAL_NAMESPACE"').join(' ')}`);
@@ -181,7 +183,10 @@ describe('docker-compose.yml', () => {
       });
     // Every variable the cluster run gives its processes is set here too.
     const shared = Object.keys(sharedEnv({ address: '', namespace: '', taskQueue: '', storeUrl: '' }));
-    const worker = [...shared, ...Object.keys(workerEnv({ apiBaseUrl: '', apiToken: '', ratePerMinute: 1, metricsAddress: '' }))];
+    const worker = [
+      ...shared,
+      ...Object.keys(workerEnv({ apiBaseUrl: '', apiToken: '', ratePerMinute: 1, metricsAddress: '' })),
+    ];
     const ingress = [...shared, ...Object.keys(ingressEnv({ host: '', port: 1, webhookSecret: '' }))];
     expect(Object.keys(services.worker!.environment!)).toEqual(expect.arrayContaining(worker));
     expect(Object.keys(services.ingress!.environment!)).toEqual(expect.arrayContaining(ingress));
@@ -191,18 +196,30 @@ describe('docker-compose.yml', () => {
     const workerMetricsPort = String(services.worker!.environment!.MSGFLOW_WORKER_METRICS_ADDRESS).split(':')[1];
     const temporalMetricsPort = String(services.temporal!.environment!.PROMETHEUS_ENDPOINT).split(':')[1];
     const scrape = parse(readFileSync('deploy/prometheus/prometheus.yml', 'utf8')) as {
-      scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; port: number }>; static_configs?: Array<{ targets: string[] }> }>;
+      scrape_configs: Array<{
+        job_name: string;
+        dns_sd_configs?: Array<{ names: string[]; port: number }>;
+        static_configs?: Array<{ targets: string[] }>;
+      }>;
     };
     const job = (name: string) => scrape.scrape_configs.find((c) => c.job_name === name)!;
-    expect(job('msgflow-worker').dns_sd_configs).toEqual([{ names: ['worker'], type: 'A', port: Number(workerMetricsPort) }]);
-    expect(job('msgflow-ingress').dns_sd_configs).toEqual([{ names: ['ingress'], type: 'A', port: Number(ingressPort) }]);
+    expect(job('msgflow-worker').dns_sd_configs).toEqual([
+      { names: ['worker'], type: 'A', port: Number(workerMetricsPort) },
+    ]);
+    expect(job('msgflow-ingress').dns_sd_configs).toEqual([
+      { names: ['ingress'], type: 'A', port: Number(ingressPort) },
+    ]);
     expect(job('temporal').static_configs).toEqual([{ targets: [`temporal:${temporalMetricsPort}`] }]);
     // Grafana gets the dashboard the cluster run evaluates, and Prometheus as its data source.
     const mounts = services.grafana!.volumes!.map((v) => v.split(':')[0]!);
     expect(mounts).toContain('./deploy/grafana/dashboards');
     expect(existsSync(DASHBOARD_FILE)).toBe(true);
-    expect(readFileSync('deploy/grafana/provisioning/datasources/prometheus.yml', 'utf8')).toContain('http://prometheus:9090');
-    expect(services.prometheus!.volumes).toContain('./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+    expect(readFileSync('deploy/grafana/provisioning/datasources/prometheus.yml', 'utf8')).toContain(
+      'http://prometheus:9090',
+    );
+    expect(services.prometheus!.volumes).toContain(
+      './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    );
   });
 
   it('restarts every long-running service and checks the health of those others wait for', () => {

@@ -104,10 +104,14 @@ describe('campaign through a production-shaped cluster losing a replica of each 
       const messaging = new MessagingClient({ baseUrl: provider.sandbox.baseUrl, token: account.token });
       const audited = { admin: provider.admin, accountId: account.accountId, messaging, store };
       const charged = (share: number) =>
-        waitFor(async () => (await smsCharges(audited)) >= RECIPIENTS * share, `${share * 100}% of the audience charged`, {
-          timeoutMs: 600_000,
-          intervalMs: 250,
-        });
+        waitFor(
+          async () => (await smsCharges(audited)) >= RECIPIENTS * share,
+          `${share * 100}% of the audience charged`,
+          {
+            timeoutMs: 600_000,
+            intervalMs: 250,
+          },
+        );
       const audience = campaignAudience(RECIPIENTS);
       const run = await new Msgflow(client, taskQueue).startCampaign({
         sender: 'ACME',
@@ -200,12 +204,15 @@ describe('campaign through a production-shaped cluster losing a replica of each 
     for (const { panel, expr } of queries) {
       for (const name of metricNamesIn(expr)) {
         expect(scraped.has(name), `${panel}: ${name} is not exported by any process`).toBe(true);
-        if (name.startsWith('msgflow_')) expect(msgflowMetrics.has(name), `${panel}: ${name} is not in METRICS`).toBe(true);
+        if (name.startsWith('msgflow_'))
+          expect(msgflowMetrics.has(name), `${panel}: ${name} is not in METRICS`).toBe(true);
       }
       const samples = await prometheus.query(expr);
       expect(samples.length, `${panel}: ${expr} returned no data`).toBeGreaterThan(0);
       for (const { value } of samples) expect(Number.isFinite(Number(value[1])), `${panel}: ${expr}`).toBe(true);
     }
-    process.stdout.write(`[reliability] dashboard: queries=${queries.length} answered=${queries.length} (Prometheus ${prometheus.url})\n`);
+    process.stdout.write(
+      `[reliability] dashboard: queries=${queries.length} answered=${queries.length} (Prometheus ${prometheus.url})\n`,
+    );
   });
 });

@@ -170,7 +170,9 @@ function nodeConfig(ports: NodePorts, postgres: TestPostgres, publicAddress: str
     },
     global: {
       membership: { maxJoinDuration: '30s', broadcastAddress: HOST },
-      metrics: { prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `${HOST}:${ports.metrics}` } },
+      metrics: {
+        prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `${HOST}:${ports.metrics}` },
+      },
     },
     services: {
       frontend: rpc(ports.frontend, ports.frontendMembership, { httpPort: ports.frontendHttp }),

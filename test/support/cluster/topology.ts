@@ -109,7 +109,8 @@ async function registerNamespace(address: string, namespace: string): Promise<vo
     });
   } catch (error) {
     const stderr = String((error as { stderr?: string }).stderr ?? '');
-    if (!/already (exists|registered)/i.test(stderr)) throw new Error(`namespace create failed: ${stderr}`, { cause: error });
+    if (!/already (exists|registered)/i.test(stderr))
+      throw new Error(`namespace create failed: ${stderr}`, { cause: error });
   }
 }
 
