@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CampaignResult } from '../../src/api/campaign-io.js';
 import { MessagingClient } from '../../src/client/index.js';
 import { METRICS } from '../../src/definitions/metric-names.js';
 import { Msgflow } from '../../src/starter/index.js';
@@ -147,7 +148,16 @@ describe('campaign through a production-shaped cluster losing a replica of each 
       await infra.postgres.start();
       const outageMs = Date.now() - stoppedAt;
 
-      const result = await run.result();
+      // PostgreSQL came back moments ago: a long poll may still fail while Temporal reconnects to it.
+      let result: CampaignResult | undefined;
+      for (let attempt = 0; !result; attempt++) {
+        try {
+          result = await run.result();
+        } catch (error) {
+          if (attempt >= 20) throw error;
+          await sleep(2_000);
+        }
+      }
       await Promise.all(restarts);
       const audit = await auditCampaign(audited, audience, result, run.workflowId);
       const activities = activityReport(await eventsOfAllRuns(client, run.workflowId, result.runs));

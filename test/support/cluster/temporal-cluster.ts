@@ -7,12 +7,12 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { stringify } from 'yaml';
-import { freePort } from '../../../src/temporal/dev-server.js';
 import { OutputTail } from '../../../src/temporal/output-tail.js';
 import type { TemporalServerBinaries } from '../../../src/temporal/server-install.js';
 import type { TestPostgres } from '../postgres.js';
@@ -118,6 +118,27 @@ interface NodePorts {
   metrics: number;
 }
 
+/** Membership ports are stored in a smallint column: every port of a node is picked below 32768. */
+const PORT_RANGE = { low: 20_000, high: 32_767 };
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+}
+
+async function freeLowPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = PORT_RANGE.low + Math.floor(Math.random() * (PORT_RANGE.high - PORT_RANGE.low));
+    if (!taken.has(port) && (await portIsFree(port))) return port;
+  }
+}
+
+/** Ports given to nodes of this process, so two nodes never get the same one. */
+const usedPorts = new Set<number>();
+
 async function pickPorts(): Promise<NodePorts> {
   const names: Array<keyof NodePorts> = [
     'frontend',
@@ -132,12 +153,9 @@ async function pickPorts(): Promise<NodePorts> {
     'metrics',
   ];
   const ports = {} as NodePorts;
-  const taken = new Set<number>();
   for (const name of names) {
-    let port = await freePort();
-    while (taken.has(port)) port = await freePort();
-    taken.add(port);
-    ports[name] = port;
+    ports[name] = await freeLowPort(usedPorts);
+    usedPorts.add(ports[name]);
   }
   return ports;
 }

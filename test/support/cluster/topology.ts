@@ -130,8 +130,8 @@ async function untilNodeKnowsNamespace(frontend: string, namespace: string, time
     for (;;) {
       try {
         await connection.workflowService.describeNamespace({ namespace });
-        const { keys } = await connection.workflowService.getSearchAttributes({});
-        if (Object.keys(SEARCH_ATTRIBUTE_DEFINITIONS).every((name) => keys?.[name] !== undefined)) return;
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+        if (Object.keys(SEARCH_ATTRIBUTE_DEFINITIONS).every((name) => customAttributes?.[name] !== undefined)) return;
       } catch (error) {
         if (Date.now() > deadline) throw error;
       }
