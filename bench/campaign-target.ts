@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { SCOPES } from '../src/api/scopes.js';
 import { MessagingClient } from '../src/client/index.js';
 import { WEBHOOK_PATH } from '../src/ingress/app.js';
@@ -223,10 +224,23 @@ const clusterTarget: CampaignTarget = {
     return {
       taskQueue,
       pids: Object.fromEntries(processes.map((p) => [p.name, p.pid()])),
+      storeBytes: () => databaseBytes(replicas.storeUrl),
       close: () => replicas.close(),
     };
   },
 };
+
+/** The size of the database `url` names, as PostgreSQL counts it (tables, indexes, TOAST). */
+async function databaseBytes(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+    return Number(rows[0]!.bytes);
+  } finally {
+    await client.end();
+  }
+}
 
 const TARGETS: Record<string, CampaignTarget> = { local: localTarget, cluster: clusterTarget };
 
