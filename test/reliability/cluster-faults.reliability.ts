@@ -89,7 +89,8 @@ describe('campaign through a production-shaped cluster losing a replica of each 
     store = await openMessageStore({ url: replicas.storeUrl });
     connection = await Connection.connect({ address: infra.address });
     client = new Client({ connection, namespace: infra.namespace, dataConverter: msgflowDataConverter() });
-  });
+    // On a fresh machine this builds the Temporal server first (minutes; .ci/run does it beforehand).
+  }, 1_800_000);
   afterAll(async () => {
     await connection?.close();
     await store?.close();

@@ -34,7 +34,8 @@ export interface TestPrometheus {
 }
 
 export async function startPrometheus(jobs: ScrapeJob[]): Promise<TestPrometheus> {
-  const binary = findOnPath('prometheus', process.env.PATH) ?? '/usr/bin/prometheus';
+  const binary = findOnPath('prometheus', process.env.PATH);
+  if (!binary) throw new Error('prometheus is not installed: run `bash scripts/ensure-prometheus.sh` (Debian package)');
   const dir = await mkdtemp(join(tmpdir(), 'msgflow-prometheus-'));
   const config = {
     global: { scrape_interval: '1s', evaluation_interval: '1s' },
