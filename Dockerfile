@@ -1,6 +1,6 @@
 # msgflow's one image: every process is a `msgflow` subcommand (worker, ingress, codec serve, sandbox,
 # temporal setup), configured by the same environment variables as local runs (src/config.ts).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary fits.
 RUN apt-get update \
@@ -21,7 +21,7 @@ RUN npm run build \
      fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
   && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./

@@ -16,18 +16,7 @@ import {
   RateLimitError,
   ValidationError,
 } from '../src/client/errors.js';
-
-/** Failure types workflows and operators see; stable names, one per cause. */
-export const FAILURE_TYPES = {
-  authentication: 'ProviderAuthenticationFailed',
-  insufficientBalance: 'InsufficientBalance',
-  permissionDenied: 'ProviderPermissionDenied',
-  validation: 'ProviderValidationFailed',
-  invalidInput: 'InvalidInput',
-  notFound: 'ProviderNotFound',
-  rateLimited: 'ProviderRateLimited',
-  inProgress: 'IdempotencyKeyInProgress',
-} as const;
+import { FAILURE_TYPES } from '../src/definitions/failure-types.js';
 
 const IN_PROGRESS_RETRY_MS = 1000;
 

@@ -1,20 +1,28 @@
 /**
  * Where the campaign benchmark's parts run. `local` (the default): the sandbox, the ingress and the worker
  * each in a process of its own on this machine, as deployed, the ingress and worker sharing one SQLite
- * store file. MSGFLOW_BENCH_TARGET names another target; one that runs them elsewhere (e.g. `cluster`)
- * implements `CampaignTarget` and is added to TARGETS.
+ * store file, on the bench's Temporal dev server. `cluster`: msgflow as run in production
+ * (test/support/cluster/topology.ts): a two-node Temporal server cluster on PostgreSQL behind one address,
+ * two workers, two ingresses behind a load balancer, the message store on the same PostgreSQL.
+ * MSGFLOW_BENCH_TARGET chooses; another target implements `CampaignTarget` and is added to TARGETS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { SCOPES } from '../src/api/scopes.js';
 import { MessagingClient } from '../src/client/index.js';
 import { WEBHOOK_PATH } from '../src/ingress/app.js';
 import { SandboxAdmin, type SandboxOptions } from '../src/sandbox/index.js';
 import { freePort } from '../src/temporal/dev-server.js';
 import type { BenchContext } from './harness.js';
+import {
+  type ClusterInfrastructure,
+  startClusterInfrastructure,
+  startMsgflowReplicas,
+} from '../test/support/cluster/topology.js';
 import { MSGFLOW_CLI, type ServiceProcess, startService } from './processes.js';
 
 /** The provider's rate limit, lifted: the benchmark measures msgflow, not the spec's 120/min. */
@@ -52,8 +60,17 @@ export interface Msgflow {
   close(): Promise<void>;
 }
 
+/** A Temporal the whole bench run uses, when a target brings its own instead of the dev server. */
+export interface TargetTemporal {
+  address: string;
+  namespace: string;
+  stop(): Promise<void>;
+}
+
 export interface CampaignTarget {
   name: string;
+  /** Starts the target's own Temporal (once per bench run); the bench's dev server when absent. */
+  startTemporal?(log: (line: string) => void): Promise<TargetTemporal>;
   startProvider(context: BenchContext): Promise<Provider>;
   startMsgflow(context: BenchContext, provider: Provider, options: { batch: boolean }): Promise<Msgflow>;
 }
@@ -169,7 +186,63 @@ const localTarget: CampaignTarget = {
   },
 };
 
-const TARGETS: Record<string, CampaignTarget> = { local: localTarget };
+/** Set by the cluster target's startTemporal: PostgreSQL and the Temporal cluster, shared by every run. */
+let cluster: ClusterInfrastructure | undefined;
+let storeDatabases = 0;
+
+/** Two of each msgflow process on a Temporal server cluster, as production runs (see the header). */
+const clusterTarget: CampaignTarget = {
+  name: 'cluster',
+
+  async startTemporal(log) {
+    cluster = await startClusterInfrastructure({ log });
+    const started = cluster;
+    return {
+      address: started.address,
+      namespace: started.namespace,
+      stop: async () => {
+        await started.stop();
+        cluster = undefined;
+      },
+    };
+  },
+
+  startProvider: (context) => localTarget.startProvider(context),
+
+  async startMsgflow(_context, provider, { batch }) {
+    if (!cluster) throw new Error('the cluster target runs on its own Temporal: startTemporal first');
+    const taskQueue = `bench-campaign-${randomUUID()}`;
+    const replicas = await startMsgflowReplicas(cluster, {
+      taskQueue,
+      apiBaseUrl: provider.baseUrl,
+      apiToken: provider.token,
+      registerWebhook: (url) => provider.registerWebhook(url, batch),
+      storeDatabase: `bench_${++storeDatabases}_${process.pid}`,
+      ratePerMinute: UNLIMITED_PER_MINUTE,
+    });
+    const processes = [...replicas.workers, ...replicas.ingresses, ...cluster.temporal.nodes];
+    return {
+      taskQueue,
+      pids: Object.fromEntries(processes.map((p) => [p.name, p.pid()])),
+      storeBytes: () => databaseBytes(replicas.storeUrl),
+      close: () => replicas.close(),
+    };
+  },
+};
+
+/** The size of the database `url` names, as PostgreSQL counts it (tables, indexes, TOAST). */
+async function databaseBytes(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+    return Number(rows[0]!.bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+const TARGETS: Record<string, CampaignTarget> = { local: localTarget, cluster: clusterTarget };
 
 export function targetFromEnv(env: NodeJS.ProcessEnv = process.env): CampaignTarget {
   const name = env.MSGFLOW_BENCH_TARGET || 'local';

@@ -6,6 +6,7 @@ import { cpus, totalmem } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
 import { campaignBenchmark } from './campaign.js';
+import { targetFromEnv } from './campaign-target.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
@@ -36,7 +37,11 @@ const machine = {
   memoryGiB: Math.round(totalmem() / 2 ** 30),
   node: process.version,
 };
-const temporal = await ensureTemporal(process.env);
+// A target with a Temporal of its own (MSGFLOW_BENCH_TARGET=cluster) runs every benchmark on it.
+const target = targetFromEnv();
+const temporal = target.startTemporal
+  ? await target.startTemporal((line) => console.log(`  ${line}`))
+  : await ensureTemporal(process.env);
 try {
   for (const benchmark of selected) {
     console.log(`\nrunning ${benchmark.name}…`);

@@ -8,6 +8,7 @@ import { resolveTemporalCli } from '../temporal/cli.js';
 import { configuredAddress, connectClient, DEFAULT_NAMESPACE } from '../temporal/connection.js';
 import { startDevServer } from '../temporal/dev-server.js';
 import { registerSearchAttributes } from '../temporal/search-attribute-registration.js';
+import { ensureTemporalServer, TEMPORAL_SERVER_VERSION } from '../temporal/server-install.js';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
 import { type JsonFlag, printResult } from './common.js';
 import { untilStopSignal } from './signals.js';
@@ -51,6 +52,23 @@ export function registerTemporalCommands(program: Command): void {
       }
       const path = await resolveTemporalCli();
       printResult(flags, { path }, () => path);
+    });
+
+  temporal
+    .command('ensure-server')
+    .description(
+      `Find the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool (building them with Go on first use) and print their paths`,
+    )
+    .option('--json', 'print {"server", "sql", "postgresSchema"} as JSON')
+    .action(async (flags: JsonFlag) => {
+      const binaries = await ensureTemporalServer();
+      printResult(flags, binaries, () =>
+        [
+          `server          ${binaries.server}`,
+          `sql             ${binaries.sql}`,
+          `postgres schema ${binaries.postgresSchema}`,
+        ].join('\n'),
+      );
     });
 
   temporal

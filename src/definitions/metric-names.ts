@@ -14,5 +14,6 @@ export const METRICS = {
   // Worker (the Temporal SDK's meter, exported with the SDK's own metrics on the worker's metrics address).
   smsSent: 'msgflow_sms_sent',
   providerCharges: 'msgflow_provider_charged_minor_units',
+  providerRateLimited: 'msgflow_provider_rate_limited',
   messageOutcomes: 'msgflow_message_outcomes',
 } as const;

@@ -68,7 +68,7 @@ export { TASK_QUEUES } from '../definitions/task-queues.js';
 export { ConfigError } from '../config.js';
 export { MissingPackageError } from '../optional-packages.js';
 /** Failure types of activity failures (e.g. `InsufficientBalance`), as seen in workflow failures' causes. */
-export { FAILURE_TYPES } from '../../activities/errors.js';
+export { FAILURE_TYPES } from '../definitions/failure-types.js';
 
 // Workflow inputs (what the facade accepts, before defaults) and results.
 export type SendSmsInput = z.input<typeof sms.SendSmsInput>;

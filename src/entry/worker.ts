@@ -37,6 +37,6 @@ export {
   type AudiencePageRequest,
   importAudienceLoaders,
 } from '../../activities/audience-loaders.js';
-export { FAILURE_TYPES } from '../../activities/errors.js';
+export { FAILURE_TYPES } from '../definitions/failure-types.js';
 export { MissingPackageError } from '../optional-packages.js';
 export { createLogger, type Logger } from '../log.js';

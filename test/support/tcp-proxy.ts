@@ -1,8 +1,13 @@
 /**
  * A loopback TCP proxy that can be cut and restored, to take a real server (Temporal) away from a client
- * (the ingress) without stopping it for everyone else.
+ * (the ingress) without stopping it for everyone else. Given several targets it is the one address in front
+ * of a replicated tier: `round-robin` spreads connections over them (a load balancer), `failover` sends every
+ * connection to the first target that accepts it (one primary, the next when it is gone). A target that
+ * refuses a connection is skipped for that connection, so killing a replica is a real failover.
  */
 import { type AddressInfo, createConnection, createServer, type Server, type Socket } from 'node:net';
+
+export type ProxyStrategy = 'round-robin' | 'failover';
 
 export interface TcpProxy {
   address: string;
@@ -11,26 +16,60 @@ export interface TcpProxy {
   /** Accept connections again, on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
+  /** Connections made to each target so far, in target order. */
+  connectionsPerTarget(): number[];
 }
 
-export async function startTcpProxy(target: string): Promise<TcpProxy> {
-  const [targetHost, targetPort] = splitHostPort(target);
+export interface TcpProxyOptions {
+  strategy?: ProxyStrategy;
+  /** Listen on this port (0: a free one). */
+  port?: number;
+}
+
+export async function startTcpProxy(targets: string | string[], options: TcpProxyOptions = {}): Promise<TcpProxy> {
+  const upstreams = (Array.isArray(targets) ? targets : [targets]).map(splitHostPort);
+  const strategy = options.strategy ?? 'round-robin';
+  const counts = upstreams.map(() => 0);
   const sockets = new Set<Socket>();
   let server: Server;
-  let port = 0;
+  let port = options.port ?? 0;
+  let next = 0;
+
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  };
+
+  /** Tries the targets in order from `first`; pipes the client to the first that accepts. */
+  const connect = (client: Socket, first: number, tried = 0): void => {
+    if (tried >= upstreams.length || client.destroyed) {
+      client.destroy();
+      return;
+    }
+    const index = (first + tried) % upstreams.length;
+    const [host, targetPort] = upstreams[index]!;
+    const upstream = createConnection({ host, port: targetPort });
+    track(upstream);
+    const refused = () => connect(client, first, tried + 1);
+    upstream.once('error', refused);
+    upstream.once('connect', () => {
+      upstream.off('error', refused);
+      counts[index]!++;
+      upstream.on('error', () => upstream.destroy());
+      client.pipe(upstream).pipe(client);
+      client.resume();
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+  };
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = createConnection({ host: targetHost, port: targetPort });
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => s.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-        client.on('close', () => upstream.destroy());
-        upstream.on('close', () => client.destroy());
+      server = createServer({ pauseOnConnect: true }, (client) => {
+        track(client);
+        client.on('error', () => client.destroy());
+        const first = strategy === 'failover' ? 0 : next++ % upstreams.length;
+        connect(client, first);
       });
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
@@ -45,7 +84,13 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     });
 
   await listen();
-  return { address: `127.0.0.1:${port}`, cut: stop, restore: listen, close: stop };
+  return {
+    address: `127.0.0.1:${port}`,
+    cut: stop,
+    restore: listen,
+    close: stop,
+    connectionsPerTarget: () => [...counts],
+  };
 }
 
 function splitHostPort(address: string): [string, number] {

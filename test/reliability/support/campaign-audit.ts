@@ -25,6 +25,9 @@ export function campaignAudience(size: number, prefix = '2348'): string[] {
   return [...magic, ...plain].slice(0, size);
 }
 
+/** What an audit reads: the provider's admin API and account, its messages, and msgflow's store. */
+export type AuditedStack = Pick<RunningStack, 'admin' | 'accountId' | 'messaging' | 'store'>;
+
 export interface CampaignAudit {
   recipients: number;
   charges: number;
@@ -45,7 +48,7 @@ export interface CampaignAudit {
 
 /** A finished campaign (`workflowId`, its `result`) against the provider's ledger and messages, and the store. */
 export async function auditCampaign(
-  stack: RunningStack,
+  stack: AuditedStack,
   audience: string[],
   result: CampaignResult,
   workflowId: string,
@@ -103,5 +106,5 @@ export async function eventsOfAllRuns(
   return events;
 }
 
-export const smsCharges = async (stack: RunningStack): Promise<number> =>
+export const smsCharges = async (stack: Pick<RunningStack, 'admin' | 'accountId'>): Promise<number> =>
   (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;
