@@ -11,7 +11,7 @@ import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
-import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { INTERACTIVE_PRIORITY, PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();
@@ -26,6 +26,8 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const provider = proxyActivities<ReturnType<typeof createProviderActivities>>({
     ...PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(taskQueue),
+    // A service is awaiting this send: it goes before campaign chunks queued on the provider queue.
+    priority: INTERACTIVE_PRIORITY,
   });
 
   // The activity records the ids in the message store, awaited by this workflow, before it completes.

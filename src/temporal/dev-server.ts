@@ -17,6 +17,12 @@ import { searchAttributeFlags } from '../definitions/search-attributes.js';
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
+/**
+ * Server settings msgflow relies on. Task-queue priority (interactive sends before campaign chunks on the
+ * provider queue) takes effect on server 1.29 only with the new matcher, a default in later servers; a
+ * cluster operator sets the same key in the server's dynamic config (docs/temporal.md).
+ */
+const DYNAMIC_CONFIG: Array<[string, string]> = [['matching.useNewMatcher', 'true']];
 /** Tries when a port we picked was taken by someone else before the server bound it. */
 const PORT_ATTEMPTS = 3;
 
@@ -104,6 +110,7 @@ async function startOnce(
   args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (opts.codecEndpoint) args.push('--ui-codec-endpoint', opts.codecEndpoint);
   args.push(...searchAttributeFlags());
+  args.push(...DYNAMIC_CONFIG.flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]));
 
   const child = spawn(cli, args, {
     // Its own process group, so stop() reaches anything it spawns; and no TEMPORAL_* client settings,
