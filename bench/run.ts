@@ -9,12 +9,15 @@ import { campaignBenchmark } from './campaign.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
+import { otpAtLimitBenchmark, otpBesideCampaignBenchmark } from './otp-load.js';
 import { rateLimitBenchmark } from './rate-limit.js';
 import { sandboxBenchmark } from './sandbox.js';
 
 /** Every benchmark, in the order they run. */
 const BENCHMARKS: Benchmark[] = [
   otpBenchmark,
+  otpAtLimitBenchmark,
+  otpBesideCampaignBenchmark,
   ingressBenchmark,
   sandboxBenchmark,
   campaignBenchmark,
