@@ -10,13 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import type { Client } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { DEFAULTS } from '../src/sandbox/options.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
 import { startOtpBenchStack } from './otp-worker.js';
 
-const WARMUP = 10;
-const ITERATIONS = 200;
+const WARMUP = Number(process.env.MSGFLOW_BENCH_OTP_WARMUP ?? 10);
+const ITERATIONS = Number(process.env.MSGFLOW_BENCH_OTP_ITERATIONS ?? 200);
 
 interface Timings {
   send: number[];
@@ -150,7 +150,7 @@ async function traceOf(client: Client, workflowId: string, marks: Mark[]): Promi
   });
 }
 
-function eventName(type: proto.api.enums.v1.EventType | null | undefined): string {
-  const name = proto.api.enums.v1.EventType[type ?? 0] ?? String(type);
+function eventName(type: proto.temporal.api.enums.v1.EventType | null | undefined): string {
+  const name = proto.temporal.api.enums.v1.EventType[type ?? 0] ?? String(type);
   return name.replace(/^EVENT_TYPE_/, '');
 }

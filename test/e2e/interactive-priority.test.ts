@@ -5,7 +5,7 @@
  * a 429. Task-queue priority (OTP and single sends before campaign chunks) decides this; without it the
  * OTP would wait behind the whole backlog.
  */
-import { temporal as proto } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerTaskQueue } from '../../src/definitions/task-queues.js';
@@ -34,9 +34,9 @@ describe('interactive sends before campaign chunks on the provider queue', () =>
       namespace: stack.temporal.options.namespace,
       taskQueue: {
         name: providerTaskQueue(stack.taskQueue),
-        kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+        kind: proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
       },
-      taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
       reportStats: true,
     });
     return Number(stats?.approximateBacklogCount ?? 0);
