@@ -40,6 +40,7 @@ export const otpAtLimitBenchmark: Benchmark = {
     const { stack } = bench;
     const numbers = validNumbers(2 * LOGINS_AT_LIMIT + 1_000, '2348033');
     try {
+      await login(stack, numbers.shift()!); // untimed: a deployed worker is warm
       context.log(`quiet: ${LOGINS_AT_LIMIT} logins, one every ${LOGIN_INTERVAL_AT_LIMIT_MS / 1000} s`);
       const quiet = await loginsEvery(stack, numbers.splice(0, LOGINS_AT_LIMIT), LOGIN_INTERVAL_AT_LIMIT_MS);
 
@@ -110,7 +111,8 @@ export const otpBesideCampaignBenchmark: Benchmark = {
     const { stack } = bench;
     const interval = 1000 / LOGINS_PER_SECOND_BESIDE_CAMPAIGN;
     try {
-      const numbers = validNumbers(2 * LOGINS_BESIDE_CAMPAIGN + BIG_CAMPAIGN, '2348034');
+      const numbers = validNumbers(2 * LOGINS_BESIDE_CAMPAIGN + BIG_CAMPAIGN + 1, '2348034');
+      await login(stack, numbers.shift()!); // untimed: a deployed worker is warm
       context.log(`quiet: ${LOGINS_BESIDE_CAMPAIGN} logins at ${LOGINS_PER_SECOND_BESIDE_CAMPAIGN}/s`);
       const quiet = await loginsEvery(stack, numbers.splice(0, LOGINS_BESIDE_CAMPAIGN), interval);
       const audience = numbers.splice(0, BIG_CAMPAIGN);

@@ -19,12 +19,3 @@ export const STORE_ACTIVITY_OPTIONS = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 } satisfies ActivityOptions;
-
-/**
- * Task-queue priority for provider calls someone is waiting on (OTP sends and checks, a single `sendSms`):
- * lower keys go first, and calls without a key (campaign chunks, status reads) take the default, 3. The
- * provider queue's rate limit still applies to all of them: interactive calls take the next free request
- * slots, and campaigns every slot they leave. Server 1.29 honours keys only with `matching.useNewMatcher`
- * on (docs/temporal.md); without it the key is ignored and the queue is first in, first out.
- */
-export const INTERACTIVE_PRIORITY = { priorityKey: 1 } satisfies ActivityOptions['priority'];

@@ -24,10 +24,10 @@ import type { createOtpActivities } from '../activities/otp.js';
 import type { OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer } from '../src/api/otp-io.js';
 import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../src/definitions/otp.js';
 import { SA } from '../src/definitions/search-attributes.js';
-import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { FifoLock } from './fifo-lock.js';
-import { INTERACTIVE_PRIORITY, PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import {
   answerWithoutProvider,
   codeChecked,

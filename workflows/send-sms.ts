@@ -7,11 +7,11 @@ import type { createProviderActivities } from '../activities/provider.js';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
-import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
-import { INTERACTIVE_PRIORITY, PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();

@@ -37,6 +37,7 @@ import {
   verifyUpdate,
 } from '../definitions/otp.js';
 import { SA } from '../definitions/search-attributes.js';
+import { INTERACTIVE_PRIORITY } from '../definitions/task-queues.js';
 import { otpWorkflowIdOf } from '../definitions/workflow-ids.js';
 import type { otpVerification } from '../../workflows/otp.js';
 
@@ -147,6 +148,8 @@ export async function sendOtp(
         ...(input.sender ? [{ key: SA.sender, value: input.sender }] : []),
       ],
       staticSummary: `One-time password for ${input.purpose}`,
+      // A person is waiting: its workflow tasks go before queued campaign work.
+      priority: INTERACTIVE_PRIORITY,
     });
     try {
       return await client.workflow.executeUpdateWithStart(sendUpdate, { startWorkflowOperation });
