@@ -5,7 +5,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { OtpSendRequest, OtpVerifyStatus } from '../src/api/otp.js';
 import type { MessagingClient } from '../src/client/client.js';
+import { RateLimitError } from '../src/client/errors.js';
+import { parseRateLimit } from '../src/client/headers.js';
 import { type KeyRing, openString } from '../src/crypto/keyring.js';
+import { OTP_SOURCE_RATE_LIMITED } from '../src/definitions/otp.js';
 import { callProvider } from './errors.js';
 
 /** What the workflow keeps of a send: no number, no text. */
@@ -38,7 +41,11 @@ export function createOtpActivities(client: MessagingClient, keyRing: KeyRing | 
 
   return {
     async sendOtpCode(request: OtpSendRequest, idempotencyKey: string): Promise<SentOtp> {
-      const sent = await callProvider(() => client.otp.send(request, { idempotencyKey, signal: signal() }));
+      const sent = await callProvider(() =>
+        client.otp.send(request, { idempotencyKey, signal: signal() }).catch((error: unknown) => {
+          throw sourceRateLimited(error) ?? error;
+        }),
+      );
       return { otpId: sent.otp_id, providerMessageId: sent.provider_message_id, expiresAt: sent.expires_at };
     },
 
@@ -67,4 +74,22 @@ export function createOtpActivities(client: MessagingClient, keyRing: KeyRing | 
       return { status: checked.status, attemptsRemaining: checked.attempts_remaining };
     },
   };
+}
+
+/**
+ * A 429 on an OTP send while the token still had requests left this window: the provider's per-source-address
+ * OTP limit, not the token's. Waiting it out would hold a login for up to a minute, so it fails at once with
+ * the provider's Retry-After for the caller to show ("try again in N s"). A 429 without the token's headers,
+ * or with none left, is the token's limit and is retried as every provider call is.
+ */
+function sourceRateLimited(error: unknown): ApplicationFailure | undefined {
+  if (!(error instanceof RateLimitError)) return undefined;
+  const token = parseRateLimit(error.headers);
+  if (!token || token.remaining <= 0) return undefined;
+  return ApplicationFailure.create({
+    type: OTP_SOURCE_RATE_LIMITED,
+    message: 'too many OTP sends from this source address',
+    nonRetryable: true,
+    details: [{ retryAfterMs: error.retryAfterMs ?? null }],
+  });
 }

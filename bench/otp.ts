@@ -1,18 +1,22 @@
 /**
  * OTP latency through the facade: `sendOtp` (update-with-start, answered once the provider took the code)
  * and `verifyOtp` (one update, answered synchronously), beside the bare provider calls (`otp.send` and
- * `otp.verify` with the client) measured in the same run against the same sandbox. Reading the code from
- * the sandbox inbox sits between the two and is not timed. The two paths alternate, so noise hits both.
+ * `otp.verify` with the client) measured in the same run against the same sandbox. The worker runs in a
+ * process of its own, as deployed. Reading the code from the sandbox inbox sits between the two and is not
+ * timed. The two paths alternate, so noise hits both. One session's trace (client → server → workflow
+ * task → activity → answer, from the client's clock and the history's event times) shows where time goes.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
+import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { DEFAULTS } from '../src/sandbox/options.js';
-import { startStack } from '../src/stack.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
+import { startOtpBenchStack } from './otp-worker.js';
 
-const WARMUP = 10;
-const ITERATIONS = 200;
+const WARMUP = Number(process.env.MSGFLOW_BENCH_OTP_WARMUP ?? 10);
+const ITERATIONS = Number(process.env.MSGFLOW_BENCH_OTP_ITERATIONS ?? 200);
 
 interface Timings {
   send: number[];
@@ -23,32 +27,43 @@ interface Timings {
 export const otpBenchmark: Benchmark = {
   name: 'otp',
   async run({ temporal, log }) {
-    const stack = await startStack({
-      temporal,
-      taskQueue: `bench-otp-${randomUUID()}`,
-      // Provider timings are the sandbox's defaults; only the per-IP OTP limit is lifted (every request is local).
-      sandbox: { port: 0, db: ':memory:', otpPerIpPerMinute: 1_000_000, log: () => {} },
-      ratePerMinute: 600_000,
-      initialBalance: 100_000_000,
-    });
+    const bench = await startOtpBenchStack(
+      { temporal, log },
+      {
+        taskQueue: `bench-otp-${randomUUID()}`,
+        // Provider timings are the sandbox's defaults; only the per-IP OTP limit is lifted (every request is local).
+        sandbox: { port: 0, db: ':memory:', otpPerIpPerMinute: 1_000_000, log: () => {} },
+        ratePerMinute: 600_000,
+        initialBalance: 100_000_000,
+      },
+    );
+    const { stack } = bench;
     const recipients = validRecipients(WARMUP + ITERATIONS);
     const codeOf = async (recipient: string) => (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
     const facade: Timings = { send: [], verify: [], total: [] };
     const bare: Timings = { send: [], verify: [], total: [] };
+    let trace: string[] = [];
+    const traced = WARMUP + Math.floor(ITERATIONS / 2);
 
     try {
       for (const [i, recipient] of recipients.entries()) {
         const keep = i >= WARMUP;
         // Through msgflow: one OTP session per recipient.
+        const marks: Mark[] = [];
         let t0 = performance.now();
-        await stack.msgflow.sendOtp({ purpose: 'bench', recipient });
+        marks.push(mark('client: sendOtp called'));
+        const { workflowId } = await stack.msgflow.sendOtp({ purpose: 'bench', recipient });
+        marks.push(mark('client: sendOtp answered'));
         let sent = performance.now() - t0;
         let code = await codeOf(recipient);
         t0 = performance.now();
+        marks.push(mark('client: verifyOtp called'));
         const answer = await stack.msgflow.verifyOtp({ purpose: 'bench', recipient, code });
+        marks.push(mark('client: verifyOtp answered'));
         let verified = performance.now() - t0;
         if (answer.status !== 'verified') throw new Error(`facade verify answered ${answer.status}`);
         if (keep) record(facade, sent, verified);
+        if (i === traced) trace = await traceOf(stack.temporal, workflowId, marks);
 
         // The ceiling: the same two provider calls, straight from the client.
         t0 = performance.now();
@@ -64,7 +79,7 @@ export const otpBenchmark: Benchmark = {
         if ((i + 1) % 50 === 0) log(`${i + 1}/${recipients.length}`);
       }
     } finally {
-      await stack.close();
+      await bench.close();
     }
 
     return {
@@ -74,7 +89,9 @@ export const otpBenchmark: Benchmark = {
         'total = send + verify of one session; the inbox read between them is not timed',
         'facade send = update-with-start answered after the provider accepted the code (workflow task + provider-queue activity)',
         'facade verify = one update: validator, FIFO lock, provider-queue activity that opens the sealed code',
-        `sandbox at its default timings (send latency ${DEFAULTS.sendLatencyMs} ms); Temporal dev server and worker on this machine`,
+        `sandbox at its default timings (send latency ${DEFAULTS.sendLatencyMs} ms); Temporal dev server on this machine; \`msgflow worker\` in a process of its own`,
+        `trace of session ${traced - WARMUP + 1} (ms since sendOtp was called; client clock and history event times, same machine):`,
+        ...trace,
       ],
     };
   },
@@ -106,4 +123,34 @@ function validRecipients(count: number): string[] {
     if (isValidPhoneNumber(`+${candidate}`)) numbers.push(candidate);
   }
   return numbers;
+}
+
+interface Mark {
+  at: number;
+  what: string;
+}
+
+/** Wall-clock time with sub-millisecond precision, comparable with the server's event times on this machine. */
+const mark = (what: string): Mark => ({ at: performance.timeOrigin + performance.now(), what });
+
+/** The client's marks and the session's history events, in time order, as lines `+ms what`. */
+async function traceOf(client: Client, workflowId: string, marks: Mark[]): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const events: Mark[] = (history.events ?? []).map((event) => ({
+    at: Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6,
+    what: `server: ${eventName(event.eventType)}`,
+  }));
+  const all = [...marks, ...events].sort((a, b) => a.at - b.at);
+  const start = marks[0]!.at;
+  let previous = start;
+  return all.map(({ at, what }) => {
+    const line = `+${(at - start).toFixed(1)} (Δ ${(at - previous).toFixed(1)}) ${what}`;
+    previous = at;
+    return line;
+  });
+}
+
+function eventName(type: proto.temporal.api.enums.v1.EventType | null | undefined): string {
+  const name = proto.temporal.api.enums.v1.EventType[type ?? 0] ?? String(type);
+  return name.replace(/^EVENT_TYPE_/, '');
 }

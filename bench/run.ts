@@ -10,12 +10,17 @@ import { targetFromEnv } from './campaign-target.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
+import { otpAtLimitBenchmark, otpBesideCampaignBenchmark } from './otp-load.js';
 import { rateLimitBenchmark } from './rate-limit.js';
 import { sandboxBenchmark } from './sandbox.js';
+import { sendSmsBenchmark } from './send-sms.js';
 
 /** Every benchmark, in the order they run. */
 const BENCHMARKS: Benchmark[] = [
   otpBenchmark,
+  otpAtLimitBenchmark,
+  otpBesideCampaignBenchmark,
+  sendSmsBenchmark,
   ingressBenchmark,
   sandboxBenchmark,
   campaignBenchmark,

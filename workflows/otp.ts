@@ -24,7 +24,7 @@ import type { createOtpActivities } from '../activities/otp.js';
 import type { OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer } from '../src/api/otp-io.js';
 import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../src/definitions/otp.js';
 import { SA } from '../src/definitions/search-attributes.js';
-import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { FifoLock } from './fifo-lock.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
@@ -74,14 +74,14 @@ interface Session {
   provider: OtpActivities;
   verifier: OtpActivities;
   /** The first send, once started: the `send` update that came with the start waits for it. */
-  firstSend?: Promise<string | null>;
+  firstSend?: Promise<SendFailure | null>;
 }
 
-/**
- * Priority on the shared provider queue: a person is waiting for this code, campaign traffic can wait
- * (lower keys go first, where the server has task-queue priority enabled; elsewhere it is ignored).
- */
-const OTP_PRIORITY = { priorityKey: 1 };
+/** Why a send failed: its failure type, and how long the provider asked to wait when it said so. */
+interface SendFailure {
+  type: string;
+  retryAfterMs: number | null;
+}
 
 function openSession(input: OtpVerificationInput): Session {
   const { workflowId, taskQueue, firstExecutionRunId } = workflowInfo();
@@ -92,7 +92,7 @@ function openSession(input: OtpVerificationInput): Session {
     // and past two minutes the send fails rather than arriving too late to matter.
     startToCloseTimeout: '10 seconds',
     scheduleToCloseTimeout: '2 minutes',
-    priority: OTP_PRIORITY,
+    priority: INTERACTIVE_PRIORITY, // a person is waiting for this code
   });
   const verifier = proxyActivities<OtpActivities>({
     taskQueue: providerTaskQueue(taskQueue),
@@ -105,7 +105,7 @@ function openSession(input: OtpVerificationInput): Session {
       maximumInterval: '2 seconds',
       maximumAttempts: 5,
     },
-    priority: OTP_PRIORITY,
+    priority: INTERACTIVE_PRIORITY, // a person is waiting for this code
   });
   return {
     input,
@@ -152,8 +152,8 @@ async function sendOrResend(session: Session) {
   });
 }
 
-/** One send; the caller holds the lock. Returns the failure type when it failed. */
-async function sendCode({ input, settings, state, runKey, provider }: Session): Promise<string | null> {
+/** One send; the caller holds the lock. Returns why it failed, when it did. */
+async function sendCode({ input, settings, state, runKey, provider }: Session): Promise<SendFailure | null> {
   state.sendInFlight = true;
   try {
     const sent = await provider.sendOtpCode(
@@ -169,9 +169,9 @@ async function sendCode({ input, settings, state, runKey, provider }: Session): 
     codeSent(state, settings, sent, Date.now());
     return null;
   } catch (error) {
-    const type = failureType(error);
-    sendFailed(state, type);
-    return type;
+    const failure = { type: failureType(error), retryAfterMs: retryAfterMsOf(error) };
+    sendFailed(state, failure.type);
+    return failure;
   } finally {
     state.sendInFlight = false;
   }
@@ -229,13 +229,21 @@ function rejection({ state, settings }: Session, type: string, message: string) 
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: [stateOf(state, settings)] });
 }
 
-function sendFailure(type: string) {
+function sendFailure({ type, retryAfterMs }: SendFailure) {
   return ApplicationFailure.create({
     type: OTP_SEND_FAILED,
     message: `the code could not be sent (${type})`,
     nonRetryable: true,
-    details: [type],
+    details: [type, retryAfterMs],
   });
+}
+
+/** The wait the provider asked for, carried by the activity's failure details (`{ retryAfterMs }`). */
+function retryAfterMsOf(error: unknown): number | null {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (!(cause instanceof ApplicationFailure)) return null;
+  const first = (cause.details ?? [])[0] as { retryAfterMs?: unknown } | undefined;
+  return typeof first?.retryAfterMs === 'number' ? first.retryAfterMs : null;
 }
 
 /** The failure type behind an activity failure (e.g. InsufficientBalance), or a generic label. */

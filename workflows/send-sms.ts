@@ -8,7 +8,7 @@ import type { createProviderActivities } from '../activities/provider.js';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
-import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
@@ -28,6 +28,8 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const provider = proxyActivities<ReturnType<typeof createProviderActivities>>({
     ...PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(taskQueue),
+    // A service is awaiting this send: it goes before campaign chunks queued on the provider queue.
+    priority: INTERACTIVE_PRIORITY,
   });
 
   const screened = checksSuppressionList() ? await screenRecipients(input.recipients) : unscreened(input.recipients);

@@ -28,8 +28,14 @@ export const OTP_REJECTIONS = {
   finished: 'OtpSessionFinished',
 } as const;
 
-/** Failure type of a `send` update whose first send could not be made; details carry the provider's failure type. */
+/**
+ * Failure type of a `send` update whose send could not be made; details carry the provider's failure type
+ * and, for OTP_SOURCE_RATE_LIMITED, the milliseconds the provider asked to wait (or null).
+ */
 export const OTP_SEND_FAILED = 'OtpSendFailed';
+
+/** The provider's per-source-address OTP limit refused the send: answered at once, never waited out. */
+export const OTP_SOURCE_RATE_LIMITED = 'OtpSourceRateLimited';
 
 /**
  * The `OtpVerifyUpdate` schema's rule without zod (kept out of the workflow bundle): exactly `{ sealedCode }`,

@@ -16,6 +16,7 @@ export {
   generateOtpKeys,
   type OtpKeys,
   otpKeysFromEnv,
+  OtpRateLimitedError,
   OtpSendFailedError,
   OtpVerificationUnavailableError,
   otpWorkflowId,

@@ -21,7 +21,7 @@ import { SendSmsInput, type SendSmsResult } from '../api/workflow-io.js';
 import type { MessageOutcome } from '../definitions/message-outcomes.js';
 import type { MessageStore } from '../store/index.js';
 import { SA } from '../definitions/search-attributes.js';
-import { TASK_QUEUES } from '../definitions/task-queues.js';
+import { INTERACTIVE_PRIORITY, TASK_QUEUES } from '../definitions/task-queues.js';
 import { awaitMessageWorkflowId, smsWorkflowId } from '../definitions/workflow-ids.js';
 import type { awaitMessage } from '../../workflows/await-message.js';
 import type { sendSms } from '../../workflows/send-sms.js';
@@ -92,6 +92,8 @@ export class Msgflow {
       ],
       // Shown in the Temporal UI; never a number or the text (summaries are readable without the codec key).
       staticSummary: `SMS from ${parsed.sender} to ${parsed.recipients.length} recipient(s)`,
+      // A service is waiting for it: its workflow tasks go before queued campaign work.
+      priority: INTERACTIVE_PRIORITY,
     });
     return { workflowId: handle.workflowId, result: () => handle.result() };
   }

@@ -28,8 +28,16 @@ import type {
 } from '../api/otp-io.js';
 import { ConfigError, EncryptionEnv, OtpEnv, parseEnv } from '../config.js';
 import { generateKey, type KeyRing, KeyRingError, parseKeyRing, sealString } from '../crypto/keyring.js';
-import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../definitions/otp.js';
+import {
+  OTP_REJECTIONS,
+  OTP_SEND_FAILED,
+  OTP_SOURCE_RATE_LIMITED,
+  otpStateQuery,
+  sendUpdate,
+  verifyUpdate,
+} from '../definitions/otp.js';
 import { SA } from '../definitions/search-attributes.js';
+import { INTERACTIVE_PRIORITY } from '../definitions/task-queues.js';
 import { otpWorkflowIdOf } from '../definitions/workflow-ids.js';
 import type { otpVerification } from '../../workflows/otp.js';
 
@@ -46,6 +54,22 @@ export class OtpSendFailedError extends Error {
   override name = 'OtpSendFailedError';
   constructor(readonly failureType: string) {
     super(`the OTP could not be sent (${failureType})`);
+  }
+}
+
+/**
+ * The provider refused the send under its per-source-address OTP limit: answered at once, not waited out.
+ * `retryAfterSeconds` is the provider's Retry-After (what a login screen shows as "try again in N s"); null
+ * when it gave none. Nothing was charged; a later send starts or resumes the session.
+ */
+export class OtpRateLimitedError extends Error {
+  override name = 'OtpRateLimitedError';
+  constructor(readonly retryAfterSeconds: number | null) {
+    super(
+      retryAfterSeconds === null
+        ? 'too many OTP sends from this address; try again later'
+        : `too many OTP sends from this address; try again in ${retryAfterSeconds} s`,
+    );
   }
 }
 
@@ -124,6 +148,8 @@ export async function sendOtp(
         ...(input.sender ? [{ key: SA.sender, value: input.sender }] : []),
       ],
       staticSummary: `One-time password for ${input.purpose}`,
+      // A person is waiting: its workflow tasks go before queued campaign work.
+      priority: INTERACTIVE_PRIORITY,
     });
     try {
       return await client.workflow.executeUpdateWithStart(sendUpdate, { startWorkflowOperation });
@@ -143,7 +169,7 @@ export async function sendOtp(
           await new Promise((resolve) => setTimeout(resolve, CLOSING_RETRY_MS));
           continue;
         case OTP_SEND_FAILED:
-          throw new OtpSendFailedError(String(rejection.details[0] ?? 'unknown'));
+          throw sendFailedError(rejection.details);
         default:
           throw error;
       }
@@ -194,6 +220,12 @@ export async function otpState(
     if (error instanceof WorkflowNotFoundError) return null;
     throw error;
   }
+}
+
+function sendFailedError([type, retryAfterMs]: unknown[]): Error {
+  if (type === OTP_SOURCE_RATE_LIMITED)
+    return new OtpRateLimitedError(typeof retryAfterMs === 'number' ? Math.ceil(retryAfterMs / 1000) : null);
+  return new OtpSendFailedError(String(type ?? 'unknown'));
 }
 
 /** A verification against an ended session: a verified code is `used` now; anything else is over. */

@@ -63,6 +63,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
   profiles?: string[];
+  volumes?: string[];
 }
 const text = readFileSync('docker-compose.yml', 'utf8');
 // Compose resolves YAML merge keys (`<<: *anchor`), so the parse must too.
@@ -139,6 +140,12 @@ describe('docker-compose.yml', () => {
     expect(imageOf('temporal-ui')).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(imageOf('prometheus')).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
     expect(imageOf('grafana')).toMatch(/^grafana\/grafana:\d+\.\d+\.\d+$/);
+    // The dynamic config that turns task-queue priority on (server 1.29) is mounted where the server reads it.
+    const dynamicConfigPath = String(services.temporal?.environment?.DYNAMIC_CONFIG_FILE_PATH);
+    const mount = services.temporal?.volumes?.find((v) => v.endsWith(`:${dynamicConfigPath}:ro`));
+    expect(mount, 'dynamic config mount').toBeDefined();
+    const dynamicConfig = parse(readFileSync(mount!.split(':')[0]!, 'utf8')) as Record<string, unknown>;
+    expect(dynamicConfig['matching.useNewMatcher']).toEqual([{ value: true }]);
     expect(msgflowServices.map(([name, s]) => [name, s.command?.join(' ')])).toEqual([
       ['msgflow-setup', 'temporal setup'],
       ['worker', 'worker'],
