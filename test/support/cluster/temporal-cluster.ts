@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { stringify } from 'yaml';
@@ -160,6 +161,8 @@ async function pickPorts(): Promise<NodePorts> {
   return ports;
 }
 
+const DYNAMIC_CONFIG_FILE = fileURLToPath(new URL('../../../deploy/temporal-dynamic-config.yaml', import.meta.url));
+
 /** One node's static config: the same shape for every node, only the ports differ. */
 function nodeConfig(ports: NodePorts, postgres: TestPostgres, publicAddress: string): unknown {
   const datastore = (databaseName: string) => ({
@@ -208,6 +211,8 @@ function nodeConfig(ports: NodePorts, postgres: TestPostgres, publicAddress: str
       },
     },
     dcRedirectionPolicy: { policy: 'noop' },
+    // The settings msgflow asks of every Temporal installation (task-queue priority, one partition per queue).
+    dynamicConfigClient: { filepath: DYNAMIC_CONFIG_FILE, pollInterval: '10s' },
   };
 }
 
