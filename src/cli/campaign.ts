@@ -125,7 +125,7 @@ export function addCampaignOptions(command: Command, { required }: { required: b
       'how long each message may take to reach a final state, e.g. 30m or 1h30m (default 6h)',
       duration,
     )
-    .option('--no-preflight', 'skip the cost estimate and balance check')
+    .option('--no-preflight', 'skip the cost estimate and balance check (personal texts and zones are still checked)')
     .option(
       '--max-outstanding <n>',
       'messages awaiting a final state before sending pauses',

@@ -61,7 +61,7 @@ describe('send windows in local hours', () => {
     { timeout: 180_000 },
     async () => {
       const now = Math.ceil(Date.now() / SECOND) * SECOND;
-      const dhakaCloses = now + 45 * SECOND;
+      const dhakaCloses = now + 60 * SECOND;
       const length = 14 * 60 * SECOND + 50 * SECOND;
       const dhakaOpens = dhakaCloses - length; // opened about 14 minutes ago
       const kathmanduOpens = dhakaOpens + 15 * 60 * SECOND; // 10 s after Dhaka's closes
@@ -126,17 +126,18 @@ describe('send windows in local hours', () => {
 
   it(
     'refuses at request time a request held past its window, which then waits for the next opening',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
-      // A stack whose provider queue allows 2 requests a minute: the second request of the campaign is held
-      // by the server's rate limit (30-60 s), long after the workflow started it inside the window.
-      const slow = await startTestStack({ initialBalance: 100_000, ratePerMinute: 2 });
+      // A stack whose provider queue allows 1 request a minute: the second request of the campaign is held
+      // by the server's rate limit (a minute or more), long after the workflow started it inside the window,
+      // which stays open 40 s (time enough for the first request on a busy machine).
+      const slow = await startTestStack({ initialBalance: 100_000, ratePerMinute: 1 });
       try {
         // Only the worker's queue is slow: the provider itself answers at once (a 429 retried would be a retry,
         // and a retry of a request that may have been sent always completes).
         await slow.admin.setRateLimit(slow.accountId!, 60_000);
         const now = Math.ceil(Date.now() / SECOND) * SECOND;
-        const closes = now + 12 * SECOND;
+        const closes = now + 40 * SECOND;
         const [first, second] = ['2348060000011', '2348060000012'];
         writeFileSync(join(cwd, 'held.csv'), ['name,phone', `Ada,${first}`, `Bola,${second}`, ''].join('\n'));
         const run = await slow.msgflow.startCampaign(
@@ -163,7 +164,7 @@ describe('send windows in local hours', () => {
               (e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'SendWindowClosed',
             ),
           'the held request refused at request time',
-          { timeoutMs: 150_000, intervalMs: 500 },
+          { timeoutMs: 200_000, intervalMs: 500 },
         );
         expect(await inbox(second)).toBe(0);
         const progress = await run.progress();
