@@ -3,12 +3,15 @@
  * key) and the pre-flight reads of prices and balance. Results are cut down to what the workflow keeps, so
  * histories carry ids and money, not phone numbers.
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { SmsSendRequest } from '../src/api/sms.js';
 import type { MessagingClient } from '../src/client/client.js';
 import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
+import { nextWindowOpening, type RequestWindow, SEND_WINDOW_CLOSED } from '../src/definitions/send-window.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
+import type { AudienceLoaders } from './audience-loaders.js';
+import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 
@@ -34,17 +37,39 @@ export interface CampaignBalance {
   spentThisMonth: number;
 }
 
-export function createCampaignProviderActivities(client: MessagingClient, store: MessageStore) {
+export function createCampaignProviderActivities(
+  client: MessagingClient,
+  store: MessageStore,
+  audienceLoaders?: AudienceLoaders,
+) {
   const signal = () => Context.current().cancellationSignal;
+  const textOf = createChunkTexts(audienceLoaders);
 
   return {
     /**
      * Sends one chunk, then records its messages (with their numbers, for the per-recipient report) as
      * awaited by the campaign before completing: a retry after a crash gets the same answer from the
-     * provider under the same key and records them again, which changes nothing.
+     * provider under the same key and records them again, which changes nothing. With `page`, the message is
+     * a template and the recipients' text is rendered from the page they were read from. With `window`, a
+     * request not yet made is refused once its window has closed (SendWindowClosed, nothing sent); a retry of
+     * one that may have been sent completes whatever the time, so nothing charged goes untracked.
      */
-    async sendCampaignChunk(request: SmsSendRequest, idempotencyKey: string): Promise<CampaignChunkResult> {
-      const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
+    async sendCampaignChunk(
+      request: SmsSendRequest,
+      idempotencyKey: string,
+      { page, window }: { page?: ChunkPage; window?: RequestWindow } = {},
+    ): Promise<CampaignChunkResult> {
+      const message = page ? await textOf(request.message, page, request.recipients, signal()) : request.message;
+      const personal = { ...request, message };
+      const retry = window?.mayHaveBeenSent || Context.current().info.attempt > 1;
+      if (window && !retry && nextWindowOpening(Date.now(), window.window) !== null) {
+        throw ApplicationFailure.create({
+          type: SEND_WINDOW_CLOSED,
+          message: 'the send window closed before this request was made: nothing was sent',
+          nonRetryable: true,
+        });
+      }
+      const sent = await callProvider(() => client.sms.send(personal, { idempotencyKey, signal: signal() }));
       const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);
       const known = await store.register(

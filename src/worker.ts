@@ -80,7 +80,10 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     namespace,
     taskQueue: providerTaskQueue(taskQueue),
     dataConverter,
-    activities: createProviderQueueActivities(messaging, store, { otpKeyRing: options.otpKeyRing }),
+    activities: createProviderQueueActivities(messaging, store, {
+      otpKeyRing: options.otpKeyRing,
+      audienceLoaders: options.audienceLoaders,
+    }),
     interceptors: { activity: [providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
   });

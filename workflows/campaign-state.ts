@@ -17,10 +17,24 @@ import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 export type AudienceCursor =
   { kind: 'list'; remaining: string[] } | { kind: 'source'; cursor: string | null; exhausted: boolean };
 
-/** A chunk read but not yet accepted by the provider; its number fixes its idempotency key. */
+/**
+ * A chunk read but not yet accepted by the provider: one request's recipients; its number fixes its
+ * idempotency key. A personal campaign's chunk names the audience page it came from, where its text is rendered.
+ */
 export interface PendingChunk {
   number: number;
   recipients: string[];
+  page?: PageRef;
+  /** For a window in each recipient's local hours: the zone of this chunk's recipients. */
+  timeZone?: string;
+  /** A send was started under this chunk's key: it may have reached the provider, so it is completed. */
+  attempted?: boolean;
+}
+
+/** An audience page: the cursor it was read from and the position of its first entry. */
+export interface PageRef {
+  cursor: string | null;
+  firstIndex: number;
 }
 
 export interface CampaignState {
@@ -173,6 +187,58 @@ export class EarlyOutcomes<T extends { providerMessageId: string }> {
   clear(): void {
     this.held.clear();
   }
+}
+
+/**
+ * Queues a page's recipients as chunks, one per group (consecutive recipients sharing a text and zone; all
+ * of them when no groups are given), numbered in order. Returns the new chunks.
+ */
+export function queueChunks(
+  state: CampaignState,
+  recipients: string[],
+  groups: ReadonlyArray<{ size: number; timeZone?: string }> = [{ size: recipients.length }],
+  page?: PageRef,
+): PendingChunk[] {
+  const chunks: PendingChunk[] = [];
+  let from = 0;
+  for (const { size, timeZone } of groups) {
+    if (size <= 0) continue;
+    const chunk: PendingChunk = { number: state.nextChunk++, recipients: recipients.slice(from, from + size) };
+    if (page) chunk.page = page;
+    if (timeZone) chunk.timeZone = timeZone;
+    chunks.push(chunk);
+    from += size;
+  }
+  state.pendingChunks.push(...chunks);
+  return chunks;
+}
+
+/**
+ * A page's recipients and their groups (consecutive runs, as `queueChunks` takes them; all of them as one
+ * group when absent) without the suppressed ones; a group left empty keeps its place with size 0.
+ */
+export function withoutSuppressed<G extends { size: number }>(
+  recipients: string[],
+  groups: readonly G[] | undefined,
+  suppressed: readonly string[],
+): { recipients: string[]; groups: Array<G | { size: number }> } {
+  const all: ReadonlyArray<G | { size: number }> = groups ?? [{ size: recipients.length }];
+  if (suppressed.length === 0) return { recipients, groups: [...all] };
+  const left = new Set(suppressed);
+  const kept: string[] = [];
+  let from = 0;
+  const keptGroups = all.map((group) => {
+    const members = recipients.slice(from, from + group.size).filter((r) => !left.has(r));
+    from += group.size;
+    kept.push(...members);
+    return { ...group, size: members.length };
+  });
+  return { recipients: kept, groups: keptGroups };
+}
+
+/** Recipients read but not yet being sent or sent: what reading ahead for later windows is bounded by. */
+export function waitingRecipients(state: CampaignState, sending: ReadonlyMap<number, number>): number {
+  return state.pendingChunks.reduce((n, c) => (sending.has(c.number) ? n : n + c.recipients.length), 0);
 }
 
 /** A chunk the provider accepted: its messages now await their outcome until `deadline`. */

@@ -6,9 +6,18 @@ import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/w
 import type { createAudienceActivities } from '../activities/audience.js';
 import type { CampaignChunkResult, createCampaignProviderActivities } from '../activities/campaign.js';
 import type { CampaignInput } from '../src/api/campaign-io.js';
-import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
+import { CAMPAIGN_DEFAULTS, RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
+import { uniformText } from '../src/api/message-template.js';
 import { countSegments } from '../src/api/segments.js';
-import { type CampaignState, type PendingChunk, recordInvalid, recordSuppressed } from './campaign-state.js';
+import {
+  type CampaignState,
+  type PendingChunk,
+  queueChunks,
+  recordInvalid,
+  recordSuppressed,
+  withoutSuppressed,
+} from './campaign-state.js';
+import { type RequestWindow, windowOfChunk } from '../src/definitions/send-window.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
@@ -40,7 +49,28 @@ const audience = proxyActivities<ReturnType<typeof createAudienceActivities>>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
-/** Validates an inline list, counts a source's recipients, and checks the estimated cost against the wallet. */
+/** A message with placeholders: each recipient's text is rendered from their audience fields. */
+export function isPersonal(input: CampaignInput): boolean {
+  return uniformText(input.message) === null;
+}
+
+/** A send window in each recipient's own local hours: their zones are found as the audience is read. */
+export function inRecipientZones(input: CampaignInput): boolean {
+  return input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE;
+}
+
+/** What reading the audience needs beyond the page: the template to group by, the window to find zones for. */
+function groupingOf(input: CampaignInput) {
+  return {
+    ...(isPersonal(input) ? { message: input.message } : {}),
+    ...(inRecipientZones(input) ? { sendWindow: input.sendWindow } : {}),
+  };
+}
+
+/**
+ * Validates an inline list, counts a source's recipients (and renders every personal text, so a missing
+ * field fails here), and checks the estimated cost against the wallet.
+ */
 export async function preflight({ campaignId, input, chunkSize }: CampaignContext, state: CampaignState) {
   const source = input.audience;
   if (source.type === 'inline') {
@@ -56,7 +86,11 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
     state.invalidCount = prepared.invalidCount;
     state.audienceTotal = prepared.recipients.length;
   }
-  if (!(input.preflight ?? CAMPAIGN_DEFAULTS.preflight)) return;
+  const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
+  const personal = isPersonal(input);
+  // Without the estimate a uniform text needs no scan; personal texts and zones are always checked first.
+  if (!estimateCost && !personal && !inRecipientZones(input)) return;
+  let texts: { totalSegments: number; maxSegments: number; ucs2Recipients: number } | undefined;
   if (source.type !== 'inline') {
     const scan = await audience.scanAudience({
       campaignId,
@@ -64,24 +98,39 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
       source,
       limit: chunkSize,
       defaultCountry: input.defaultCountry,
+      ...groupingOf(input),
     });
     state.audienceTotal = scan.valid;
+    texts = scan.texts;
   }
+  if (!estimateCost) return;
   const recipients = state.audienceTotal ?? 0;
-  const { segments } = countSegments(input.message);
+  if (!texts) {
+    const { segments, encoding } = countSegments(uniformText(input.message) ?? input.message);
+    texts = {
+      totalSegments: recipients * segments,
+      maxSegments: segments,
+      ucs2Recipients: encoding === 'UCS-2' ? recipients : 0,
+    };
+  }
   const [pricing, balance] = await Promise.all([provider().getCampaignPricing(), provider().getCampaignBalance()]);
-  const cost = recipients * segments * pricing.smsSegment;
+  const cost = texts.totalSegments * pricing.smsSegment;
   const spendCapRemaining = balance.spendCap === null ? null : Math.max(0, balance.spendCap - balance.spentThisMonth);
+  const segments = Math.max(1, texts.maxSegments);
   state.estimate = {
     recipients,
     segments,
+    totalSegments: texts.totalSegments,
+    ucs2Recipients: texts.ucs2Recipients,
     pricePerSegment: pricing.smsSegment,
     cost,
     currency: pricing.currency,
     balance: balance.balance,
     spendCapRemaining,
   };
-  const need = `${cost} ${pricing.currency} minor units (${recipients} recipients × ${segments} segment(s) × ${pricing.smsSegment})`;
+  const need = personal
+    ? `${cost} ${pricing.currency} minor units (${recipients} recipients' texts: ${texts.totalSegments} segment(s) × ${pricing.smsSegment})`
+    : `${cost} ${pricing.currency} minor units (${recipients} recipients × ${segments} segment(s) × ${pricing.smsSegment})`;
   if (cost > balance.balance) {
     throw preflightFailure(`insufficient balance: the campaign needs about ${need}, the balance is ${balance.balance}`);
   }
@@ -102,25 +151,26 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
 }
 
 /**
- * Takes the next chunk of the audience into the pending list, without the recipients on the suppression list
- * now; null when nothing of it is left to send.
+ * Takes the next page of the audience into the pending list, without the recipients on the suppression list
+ * now, as one chunk, or for personal texts one chunk per text; returns the first, or null when the page had
+ * no one left to send to.
  */
 export async function readNextChunk(
   { campaignId, input, chunkSize }: CampaignContext,
   state: CampaignState,
 ): Promise<PendingChunk | null> {
   const cursor = state.audience;
-  let recipients: string[];
   if (cursor.kind === 'list') {
     // Screened before the list changes: a failed check leaves these recipients to read again.
     const next = cursor.remaining.slice(0, chunkSize);
     const screened = checksSuppressionList() ? await screenRecipients(next) : unscreened(next);
     cursor.remaining.splice(0, chunkSize);
     recordSuppressed(state, screened.suppressed.length);
-    recipients = screened.send;
+    return queueChunks(state, screened.send)[0] ?? null;
   } else {
     if (input.audience.type === 'inline') throw new Error('unreachable: an inline audience is read as a list');
-    const page = await audience.readAudiencePage({
+    const page = { cursor: cursor.cursor, firstIndex: state.entriesRead };
+    const read = await audience.readAudiencePage({
       campaignId,
       campaignStartedAt: state.startedAt,
       source: input.audience,
@@ -128,32 +178,47 @@ export async function readNextChunk(
       limit: chunkSize,
       firstIndex: state.entriesRead,
       defaultCountry: input.defaultCountry,
+      ...groupingOf(input),
     });
-    const screened = checksSuppressionList() ? await screenRecipients(page.recipients) : unscreened(page.recipients);
-    cursor.cursor = page.nextCursor;
-    cursor.exhausted = page.nextCursor === null;
-    state.entriesRead += page.entries;
-    state.valid += page.recipients.length;
-    state.duplicates += page.duplicates;
-    recordInvalid(state, page.invalid);
+    const screened = checksSuppressionList() ? await screenRecipients(read.recipients) : unscreened(read.recipients);
+    cursor.cursor = read.nextCursor;
+    cursor.exhausted = read.nextCursor === null;
+    state.entriesRead += read.entries;
+    state.valid += read.recipients.length;
+    state.duplicates += read.duplicates;
+    recordInvalid(state, read.invalid);
     recordSuppressed(state, screened.suppressed.length);
-    recipients = screened.send;
+    const kept = withoutSuppressed(read.recipients, read.groups, screened.suppressed);
+    return queueChunks(state, kept.recipients, kept.groups, isPersonal(input) ? page : undefined)[0] ?? null;
   }
-  if (recipients.length === 0) return null;
-  const chunk = { number: state.nextChunk++, recipients };
-  state.pendingChunks.push(chunk);
-  return chunk;
 }
 
 /**
  * Sends one chunk under its idempotency key. The activity records the messages in the message store,
- * awaited by this campaign, before it completes, and returns the outcomes already known for them.
+ * awaited by this campaign, before it completes, and returns the outcomes already known for them. With a
+ * send window, the activity checks it right before the request (`mayHaveBeenSent`: a send was started under
+ * this key before, so it completes whatever the time).
  */
-export function sendChunk({ campaignId, input }: CampaignContext, chunk: PendingChunk): Promise<CampaignChunkResult> {
+export function sendChunk(
+  { campaignId, input, chunkSize }: CampaignContext,
+  state: CampaignState,
+  chunk: PendingChunk,
+  mayHaveBeenSent: boolean,
+): Promise<CampaignChunkResult> {
+  const { audience: source, defaultCountry } = input;
+  // A personal chunk carries its template and where its page is; the activity renders the text.
+  const page =
+    chunk.page && source.type !== 'inline'
+      ? { campaignId, campaignStartedAt: state.startedAt, source, limit: chunkSize, defaultCountry, ...chunk.page }
+      : undefined;
+  const message = page ? input.message : (uniformText(input.message) ?? input.message);
+  const zoned = windowOfChunk(input.sendWindow, chunk.timeZone);
+  const window: RequestWindow | undefined = zoned ? { window: zoned, mayHaveBeenSent } : undefined;
   return provider().sendCampaignChunk(
-    { recipients: chunk.recipients, sender: input.sender, message: input.message },
+    { recipients: chunk.recipients, sender: input.sender, message },
     // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
     // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
     idempotencyKey(campaignId, `chunk-${chunk.number}`),
+    ...(page || window ? [{ ...(page ? { page } : {}), ...(window ? { window } : {}) }] : []),
   );
 }

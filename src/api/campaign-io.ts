@@ -10,7 +10,8 @@ import {
 } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
-import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
+import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST, RECIPIENT_TIME_ZONE } from './constants.js';
+import { parseTemplate, uniformText } from './message-template.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
@@ -154,24 +155,45 @@ const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'must
 /**
  * Local hours the campaign may send in; outside them it sleeps (messages already sent are still tracked).
  * `end` before `start` spans midnight; `days` (default every day) names the days a window starts on.
+ * `timeZone: 'recipient'` puts the window in each recipient's zone: their `timeZoneField` (default a field
+ * named timezone, time_zone or tz), else their number's country's zone when it has one, else `defaultTimeZone`.
  */
 export const SendWindow = z
   .strictObject({
     start: ClockTime,
     end: ClockTime,
-    timeZone: TimeZone,
+    timeZone: z.union([z.literal(RECIPIENT_TIME_ZONE), TimeZone]),
     days: z.array(Weekday).min(1).max(7).optional(),
+    /** With `timeZone: 'recipient'`: the audience field holding each recipient's IANA zone. */
+    timeZoneField: z.string().min(1).max(100).optional(),
+    /** With `timeZone: 'recipient'`: the zone of a recipient without one (no field, a country of several zones). */
+    defaultTimeZone: TimeZone.optional(),
   })
-  .refine((w) => w.start !== w.end, { message: 'start and end must differ', path: ['end'] });
+  .refine((w) => w.start !== w.end, { message: 'start and end must differ', path: ['end'] })
+  .refine((w) => w.timeZone === RECIPIENT_TIME_ZONE || (!w.timeZoneField && !w.defaultTimeZone), {
+    message: "timeZoneField and defaultTimeZone need timeZone: 'recipient'",
+    path: ['timeZone'],
+  });
 export type SendWindow = z.infer<typeof SendWindow>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Campaign input
 
+/** A campaign's message: a template whose `{field}` placeholders are filled from each recipient's audience fields. */
+export const MessageTemplate = z
+  .string()
+  .min(1)
+  .max(MAX_MESSAGE_LENGTH)
+  .superRefine((message, context) => {
+    const parsed = parseTemplate(message);
+    if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.reason });
+  });
+
 export const CampaignInput = z
   .strictObject({
     sender: SenderId,
-    message: z.string().min(1).max(MAX_MESSAGE_LENGTH),
+    /** The text, or a template: `{name}` is filled from each recipient's field `name`; `{{` `}}` are braces. */
+    message: MessageTemplate,
     audience: AudienceSource,
     /** Recipients per send request (default and maximum: the provider's 1000). */
     chunkSize: z.number().int().min(1).max(MAX_RECIPIENTS_PER_REQUEST).optional(),
@@ -188,6 +210,15 @@ export const CampaignInput = z
     defaultCountry: CountryCode.optional(),
     /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
+  })
+  .refine((c) => c.audience.type !== 'inline' || c.sendWindow?.timeZone !== RECIPIENT_TIME_ZONE, {
+    message: "timeZone 'recipient' needs a file, URL or loader audience (each recipient's zone is found as it is read)",
+    path: ['sendWindow', 'timeZone'],
+  })
+  .refine((c) => c.audience.type !== 'inline' || uniformText(c.message) !== null, {
+    message:
+      'has {placeholders}, but an inline audience has only numbers: use a file, URL or loader audience with those fields',
+    path: ['message'],
   })
   .refine(
     (c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
@@ -237,7 +268,12 @@ export type CampaignPhase = z.infer<typeof CampaignPhase>;
 
 export const CostEstimate = z.object({
   recipients: z.number().int().nonnegative(),
+  /** Segments of one text; for personal texts, of the longest one. */
   segments: z.number().int().positive(),
+  /** Segments of all the texts together (each recipient's rendered text counted on its own). */
+  totalSegments: z.number().int().nonnegative().optional(),
+  /** Recipients whose text needs UCS-2 (a character outside GSM-7): 70 characters a segment instead of 160. */
+  ucs2Recipients: z.number().int().nonnegative().optional(),
   pricePerSegment: MinorUnits,
   cost: MinorUnits,
   currency: Currency,
