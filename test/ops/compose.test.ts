@@ -63,7 +63,6 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
   profiles?: string[];
-  volumes?: string[];
 }
 const text = readFileSync('docker-compose.yml', 'utf8');
 // Compose resolves YAML merge keys (`<<: *anchor`), so the parse must too.
