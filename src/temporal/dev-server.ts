@@ -50,7 +50,20 @@ export interface DevServerOptions {
   /** A CLI to run instead of resolving one (`resolveTemporalCli`). */
   cliPath?: string;
   readyTimeoutMs?: number;
+  /** Server dynamic config (`--dynamic-config-value key=json`), over DEV_SERVER_DYNAMIC_CONFIG. */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
+
+/**
+ * One partition per task queue: the server splits a queue's rate across its partitions (4 by default) and a
+ * partition with no task waiting loses its share, which kept the provider queue at 75-80% of the provider's
+ * limit. A dev server's queues need no partitions for throughput. (The CLI's flag applies to every queue; a
+ * cluster sets it for the provider queue alone: docs/architecture.md.)
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = {
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
 
 export class DevServerError extends Error {
   override name = 'DevServerError';
@@ -104,6 +117,8 @@ async function startOnce(
   args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (opts.codecEndpoint) args.push('--ui-codec-endpoint', opts.codecEndpoint);
   args.push(...searchAttributeFlags());
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig }))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const child = spawn(cli, args, {
     // Its own process group, so stop() reaches anything it spawns; and no TEMPORAL_* client settings,
