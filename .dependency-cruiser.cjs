@@ -36,6 +36,7 @@ const WORKFLOW_SAFE = [
   '^src/definitions/',
   '^src/api/constants\\.ts$',
   '^src/api/segments\\.ts$',
+  '^src/api/message-template\\.ts$',
   '^node_modules/@temporalio/(workflow|common)/',
 ];
 
@@ -77,7 +78,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Workflow code is bundled and replayed: it may import workflows/, src/definitions, src/api/constants.ts, ' +
-        'src/api/segments.ts and the workflow SDK. Types (activities, schemas) are fine: they are erased.',
+        'src/api/segments.ts, src/api/message-template.ts and the workflow SDK. Types (activities, schemas) are fine: they are erased.',
       from: { path: '^workflows/' },
       to: { pathNot: WORKFLOW_SAFE, dependencyTypesNot: ['type-only'] },
     },

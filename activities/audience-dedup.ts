@@ -7,12 +7,15 @@
 import type { InvalidRecipient } from '../src/api/campaign-io.js';
 import { normalizeRecipient } from '../src/api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
+import type { AudienceFields } from '../src/api/message-template.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { PageReader } from './audience-sources.js';
 
 export interface ClassifiedEntries {
   /** Valid recipients seen for the first time, in the API's form (international digits). */
   recipients: string[];
+  /** Where each recipient was among the entries given (0-based), e.g. to find its fields. */
+  positions: number[];
   invalid: InvalidRecipient[];
   duplicates: number;
 }
@@ -27,7 +30,7 @@ export function classifyEntries(
   firstIndex: number,
   defaultCountry?: string,
 ): ClassifiedEntries {
-  const result: ClassifiedEntries = { recipients: [], invalid: [], duplicates: 0 };
+  const result: ClassifiedEntries = { recipients: [], positions: [], invalid: [], duplicates: 0 };
   entries.forEach((entry, i) => {
     const check = normalizeRecipient(entry, defaultCountry);
     if (!check.ok) {
@@ -39,6 +42,7 @@ export function classifyEntries(
     else {
       seen.add(key);
       result.recipients.push(check.digits);
+      result.positions.push(i);
     }
   });
   return result;
@@ -47,6 +51,8 @@ export function classifyEntries(
 export interface DedupedPage extends ClassifiedEntries {
   /** Raw entries consumed. */
   entries: number;
+  /** Each recipient's fields (aligned with `recipients`), when the source has fields. */
+  fields?: Array<AudienceFields | undefined>;
   nextCursor: string | null;
 }
 
@@ -112,6 +118,7 @@ export class AudienceDeduper {
       ...classified,
       invalid: classified.invalid.slice(0, MAX_REPORTED_ITEMS),
       entries: page.entries.length,
+      fields: page.fields && classified.positions.map((p) => page.fields![p]),
       nextCursor: page.nextCursor,
     };
   }
@@ -149,13 +156,20 @@ async function rebuild(
   return { cursor, seen };
 }
 
-/** Counts a whole audience (pre-flight): entries, valid unique recipients, invalid ones and duplicates. */
+/** A page's new recipients as a scan sees them: with their fields, and the position of the page's first entry. */
+export type ScannedPage = Pick<DedupedPage, 'recipients' | 'positions' | 'fields'> & { firstIndex: number };
+
+/**
+ * Counts a whole audience (pre-flight): entries, valid unique recipients, invalid ones and duplicates;
+ * `visit` sees each page's new recipients (to check and count their texts).
+ */
 export async function scanAudience(
   read: PageReader,
   limit: number,
   signal: AbortSignal,
   onProgress: () => void,
   defaultCountry?: string,
+  visit?: (page: ScannedPage) => void,
 ): Promise<{ entries: number; valid: number; invalid: number; duplicates: number }> {
   const seen = new Set<number>();
   const totals = { entries: 0, valid: 0, invalid: 0, duplicates: 0 };
@@ -163,6 +177,8 @@ export async function scanAudience(
   do {
     const page = await read(cursor, limit, signal);
     const classified = classifyEntries(page.entries, seen, totals.entries, defaultCountry);
+    const fields = page.fields && classified.positions.map((p) => page.fields![p]);
+    visit?.({ recipients: classified.recipients, positions: classified.positions, fields, firstIndex: totals.entries });
     totals.entries += page.entries.length;
     totals.valid += classified.recipients.length;
     totals.invalid += classified.invalid.length;

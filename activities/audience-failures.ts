@@ -5,6 +5,8 @@ export const AUDIENCE_FAILURES = {
   unavailable: 'AudienceUnavailable',
   invalidFormat: 'AudienceFormatInvalid',
   changed: 'AudienceChanged',
+  /** A recipient lacks a field the message's template names. */
+  fieldMissing: 'AudienceFieldMissing',
 } as const;
 
 export function audienceFailure(type: string, message: string): ApplicationFailure {

@@ -25,9 +25,11 @@ export interface AudiencePageRequest {
 export interface AudiencePage {
   /**
    * Phone numbers in international form (`+234 801 234 5678`, `2348012345678`); invalid ones are reported,
-   * not sent.
+   * not sent. A row may be an object instead, `{ phone: '…', name: 'Ada', timezone: 'Africa/Lagos' }`: its
+   * number is the field named like phone/mobile/msisdn/number/recipient/to, and a message template's
+   * `{placeholders}` are filled from its other fields.
    */
-  recipients: string[];
+  recipients: Array<string | Record<string, unknown>>;
   /** Where the next page starts; null after the last page. */
   nextCursor: string | null;
 }

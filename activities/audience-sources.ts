@@ -5,13 +5,22 @@
  */
 import { open } from 'node:fs/promises';
 import type { AudienceFormat, AudienceSource } from '../src/api/campaign-io.js';
+import type { AudienceFields } from '../src/api/message-template.js';
 import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './audience-csv.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 
 export interface RawPage {
   entries: string[];
+  /** Each entry's fields (CSV columns, NDJSON keys, a loader row's), aligned with `entries`; none for plain text. */
+  fields?: Array<AudienceFields | undefined>;
   nextCursor: string | null;
+}
+
+/** Rows of a source: each one's number and, where the source has them, all its fields. */
+interface AudienceRows {
+  entries: string[];
+  fields?: Array<AudienceFields | undefined>;
 }
 
 export type PageReader = (cursor: string | null, limit: number, signal: AbortSignal) => Promise<RawPage>;
@@ -44,26 +53,42 @@ function formatFromName(name: string): AudienceFormat {
 // ---------------------------------------------------------------------------------------------------------
 // Entries from lines
 
-function ndjsonEntry(line: string, column: string | undefined): string {
+const PHONE_KEY = /phone|mobile|msisdn|number|recipient|^to$/i;
+
+/** An object row (an NDJSON line, a loader's row): its number (the `column` key, else a phone-like one) and fields. */
+export function rowOf(
+  record: Record<string, unknown>,
+  column: string | undefined,
+): { entry?: string; fields: AudienceFields } {
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      fields[key] = String(value);
+  }
+  const key = column ?? Object.keys(fields).find((k) => PHONE_KEY.test(k));
+  return { entry: key === undefined ? undefined : fields[key], fields };
+}
+
+function ndjsonRow(line: string, column: string | undefined): { entry: string; fields?: AudienceFields } {
   let value: unknown;
   try {
     value = JSON.parse(line.replace(/^\uFEFF/, '')); // a byte order mark may open the file
   } catch {
-    return line;
+    return { entry: line };
   }
-  if (typeof value === 'string' || typeof value === 'number') return String(value);
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>;
-    const key = column ?? Object.keys(record).find((k) => /phone|mobile|msisdn|number|recipient|^to$/i.test(k));
-    const field = key === undefined ? undefined : record[key];
-    if (typeof field === 'string' || typeof field === 'number') return String(field);
+  if (typeof value === 'string' || typeof value === 'number') return { entry: String(value) };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const row = rowOf(value as Record<string, unknown>, column);
+    return { entry: row.entry ?? line, fields: row.fields };
   }
-  return line;
+  return { entry: line };
 }
 
-/** Entries of NDJSON or plain-text lines (a CSV is read by records: audience-csv.ts). */
-function entriesOf(lines: string[], format: 'ndjson' | 'txt', column: string | undefined): string[] {
-  return format === 'ndjson' ? lines.map((line) => ndjsonEntry(line, column)) : lines.map((line) => line.trim());
+/** Rows of NDJSON or plain-text lines (a CSV is read by records: audience-csv.ts). */
+function rowsOf(lines: string[], format: 'ndjson' | 'txt', column: string | undefined): AudienceRows {
+  if (format === 'txt') return { entries: lines.map((line) => line.trim()) };
+  const rows = lines.map((line) => ndjsonRow(line, column));
+  return { entries: rows.map((r) => r.entry), fields: rows.map((r) => r.fields) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -135,11 +160,11 @@ function filePageReader(path: string, format: AudienceFormat, options: CsvOption
     if (layout) {
       const read = await readCsvFile(path, layout, start, limit, signal);
       const entries = read.records.map((record) => record[layout.phoneColumn] ?? '');
-      return { entries, nextCursor: read.eof ? null : String(read.end) };
+      return { entries, fields: read.records, nextCursor: read.eof ? null : String(read.end) };
     }
     const read = await readLines(path, start, limit, signal);
     return {
-      entries: entriesOf(read.lines, format as 'ndjson' | 'txt', options.column),
+      ...rowsOf(read.lines, format as 'ndjson' | 'txt', options.column),
       nextCursor: read.eof ? null : String(read.end),
     };
   };
@@ -151,7 +176,7 @@ function filePageReader(path: string, format: AudienceFormat, options: CsvOption
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
 
 export class DownloadCache {
-  private readonly entries = new Map<string, Promise<string[]>>();
+  private readonly entries = new Map<string, Promise<AudienceRows>>();
   constructor(private readonly capacity = 8) {}
 
   /** The entries of `url` for `campaignId`, downloading them on first use in this process. */
@@ -161,7 +186,7 @@ export class DownloadCache {
     format: AudienceFormat | undefined,
     options: CsvOptions,
     signal: AbortSignal,
-  ): Promise<string[]> {
+  ): Promise<AudienceRows> {
     const key = `${campaignId}\n${url}\n${format ?? ''}\n${options.column ?? ''}\n${options.delimiter ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
@@ -179,7 +204,7 @@ async function download(
   format: AudienceFormat | undefined,
   options: CsvOptions,
   signal: AbortSignal,
-): Promise<string[]> {
+): Promise<AudienceRows> {
   const response = await fetch(url, { signal });
   if (!response.ok) {
     const message = `the audience URL answered ${response.status}`;
@@ -197,7 +222,7 @@ async function download(
     format ?? formatFromContentType(response.headers.get('content-type')) ?? formatFromName(new URL(url).pathname);
   if (resolved === 'csv') {
     const { layout, records } = await parseCsvText(data, options);
-    return records.map((record) => record[layout.phoneColumn] ?? '');
+    return { entries: records.map((record) => record[layout.phoneColumn] ?? ''), fields: records };
   }
   const lines = data
     .toString('utf8')
@@ -205,7 +230,7 @@ async function download(
     .split('\n')
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '');
-  return entriesOf(lines, resolved, options.column);
+  return rowsOf(lines, resolved, options.column);
 }
 
 function formatFromContentType(type: string | null): AudienceFormat | undefined {
@@ -222,10 +247,14 @@ function urlPageReader(
   context: SourceContext,
 ): PageReader {
   return async (cursor, limit, signal) => {
-    const entries = await context.downloads.get(context.campaign.id, url, format, options, signal);
+    const { entries, fields } = await context.downloads.get(context.campaign.id, url, format, options, signal);
     const start = cursor === null ? 0 : Number(cursor);
     const end = Math.min(entries.length, start + limit);
-    return { entries: entries.slice(start, end), nextCursor: end < entries.length ? String(end) : null };
+    return {
+      entries: entries.slice(start, end),
+      fields: fields?.slice(start, end),
+      nextCursor: end < entries.length ? String(end) : null,
+    };
   };
 }
 
@@ -250,7 +279,7 @@ function loaderPageReader(name: string, params: Record<string, unknown>, context
     ) {
       throw audienceFailure(
         AUDIENCE_FAILURES.invalidFormat,
-        `audience loader "${name}" must return { recipients: string[], nextCursor: string | null }`,
+        `audience loader "${name}" must return { recipients: Array<string | object>, nextCursor: string | null }`,
       );
     }
     if (page.recipients.length > limit) {
@@ -265,6 +294,12 @@ function loaderPageReader(name: string, params: Record<string, unknown>, context
         `audience loader "${name}" returned the same cursor it was given`,
       );
     }
-    return { entries: page.recipients.map(String), nextCursor: page.nextCursor };
+    // A row may be an object with the number and the fields a message template uses.
+    const rows = page.recipients.map((r) =>
+      typeof r === 'object' && r !== null ? rowOf(r as Record<string, unknown>, undefined) : { entry: String(r) },
+    );
+    const entries = rows.map((r) => r.entry ?? '');
+    if (!rows.some((r) => 'fields' in r)) return { entries, nextCursor: page.nextCursor };
+    return { entries, fields: rows.map((r) => ('fields' in r ? r.fields : undefined)), nextCursor: page.nextCursor };
   };
 }

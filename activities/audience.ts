@@ -9,6 +9,7 @@ import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
+import { groupByKey, personalTemplate, type RecipientGroup, renderTexts, SegmentTally } from './audience-texts.js';
 
 export type PagedAudienceSource = Exclude<AudienceSource, { type: 'inline' }>;
 
@@ -23,6 +24,17 @@ export interface ReadAudiencePageInput {
   firstIndex: number;
   /** The campaign's country for numbers in local form (CampaignInput.defaultCountry). */
   defaultCountry?: string;
+  /** The campaign's message: with placeholders, the page's recipients come grouped by their text. */
+  message?: string;
+}
+
+/** A page as the workflow keeps it: numbers and counts, never fields or texts. */
+export interface AudiencePage extends Omit<DedupedPage, 'positions' | 'fields'> {
+  /**
+   * Consecutive runs of `recipients` that share one text (one request each), in order; absent when the
+   * message is the same for everyone (one group).
+   */
+  groups?: RecipientGroup[];
 }
 
 export interface ScanAudienceInput {
@@ -31,6 +43,17 @@ export interface ScanAudienceInput {
   source: PagedAudienceSource;
   limit: number;
   defaultCountry?: string;
+  /** The campaign's message: with placeholders, every recipient's text is rendered, checked and counted. */
+  message?: string;
+}
+
+export interface AudienceScan {
+  entries: number;
+  valid: number;
+  invalid: number;
+  duplicates: number;
+  /** For a message with placeholders: the segments of all the rendered texts. */
+  texts?: { totalSegments: number; maxSegments: number; ucs2Recipients: number };
 }
 
 export interface PreparedAudience {
@@ -73,18 +96,33 @@ export function createAudienceActivities({ loaders = {} }: AudienceActivityOptio
       };
     },
 
-    /** One page of a file, URL or loader audience: new valid recipients, invalid entries, duplicates skipped. */
-    async readAudiencePage(input: ReadAudiencePageInput): Promise<DedupedPage> {
+    /**
+     * One page of a file, URL or loader audience: new valid recipients, invalid entries, duplicates skipped;
+     * with a personal message, the recipients grouped by their text.
+     */
+    async readAudiencePage(input: ReadAudiencePageInput): Promise<AudiencePage> {
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const key = `${input.campaignId}\n${JSON.stringify(input.source)}`;
       const { cursor, limit, firstIndex, defaultCountry } = input;
-      return deduper.page(key, read, cursor, limit, firstIndex, signal(), heartbeat, defaultCountry);
+      const page = await deduper.page(key, read, cursor, limit, firstIndex, signal(), heartbeat, defaultCountry);
+      const { positions, fields, ...kept } = page;
+      const template = input.message === undefined ? null : personalTemplate(input.message);
+      if (!template) return kept;
+      const texts = renderTexts(template, { recipients: page.recipients, positions, fields, firstIndex });
+      return { ...kept, ...groupByKey(page.recipients, texts) };
     },
 
-    /** Pre-flight: reads the whole audience once to count what will be sent. */
-    async scanAudience(input: ScanAudienceInput) {
+    /** Pre-flight: reads the whole audience once to count what will be sent (and check every personal text). */
+    async scanAudience(input: ScanAudienceInput): Promise<AudienceScan> {
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
-      return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
+      const template = input.message === undefined ? null : personalTemplate(input.message);
+      if (!template) return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
+      const tally = new SegmentTally();
+      const totals = await scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry, (page) => {
+        for (const text of renderTexts(template, page)) tally.add(text);
+      });
+      const { totalSegments, maxSegments, ucs2Recipients } = tally;
+      return { ...totals, texts: { totalSegments, maxSegments, ucs2Recipients } };
     },
   };
 }

@@ -9,6 +9,8 @@ import type { MessagingClient } from '../src/client/client.js';
 import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
+import type { AudienceLoaders } from './audience-loaders.js';
+import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 
@@ -34,17 +36,29 @@ export interface CampaignBalance {
   spentThisMonth: number;
 }
 
-export function createCampaignProviderActivities(client: MessagingClient, store: MessageStore) {
+export function createCampaignProviderActivities(
+  client: MessagingClient,
+  store: MessageStore,
+  audienceLoaders?: AudienceLoaders,
+) {
   const signal = () => Context.current().cancellationSignal;
+  const textOf = createChunkTexts(audienceLoaders);
 
   return {
     /**
      * Sends one chunk, then records its messages (with their numbers, for the per-recipient report) as
      * awaited by the campaign before completing: a retry after a crash gets the same answer from the
-     * provider under the same key and records them again, which changes nothing.
+     * provider under the same key and records them again, which changes nothing. With `page`, the message is
+     * a template and the recipients' text is rendered from the page they were read from.
      */
-    async sendCampaignChunk(request: SmsSendRequest, idempotencyKey: string): Promise<CampaignChunkResult> {
-      const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
+    async sendCampaignChunk(
+      request: SmsSendRequest,
+      idempotencyKey: string,
+      page?: ChunkPage,
+    ): Promise<CampaignChunkResult> {
+      const message = page ? await textOf(request.message, page, request.recipients, signal()) : request.message;
+      const personal = { ...request, message };
+      const sent = await callProvider(() => client.sms.send(personal, { idempotencyKey, signal: signal() }));
       const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);
       const known = await store.register(

@@ -14,9 +14,13 @@ import { createMessageStoreActivities } from './message-store.js';
 import { createProviderActivities } from './provider.js';
 import { createVoiceActivities } from './voice.js';
 
-/** Secrets provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP verification fails). */
+/**
+ * Secrets and resources provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP
+ * verification fails); `audienceLoaders` let a personal campaign's request re-read its page to render its text.
+ */
 export interface ProviderActivitySecrets {
   otpKeyRing?: KeyRing;
+  audienceLoaders?: AudienceLoaders;
 }
 
 /**
@@ -30,7 +34,7 @@ export function createProviderQueueActivities(
 ) {
   return {
     ...createProviderActivities(messaging, store),
-    ...createCampaignProviderActivities(messaging, store),
+    ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders),
     ...createOtpActivities(messaging, secrets.otpKeyRing),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),

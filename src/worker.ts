@@ -84,7 +84,10 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     namespace,
     taskQueue: providerQueue,
     dataConverter,
-    activities: createProviderQueueActivities(messaging, store, { otpKeyRing: options.otpKeyRing }),
+    activities: createProviderQueueActivities(messaging, store, {
+      otpKeyRing: options.otpKeyRing,
+      audienceLoaders: options.audienceLoaders,
+    }),
     interceptors: { activity: [providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
   });

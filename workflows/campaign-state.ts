@@ -17,10 +17,20 @@ import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 export type AudienceCursor =
   { kind: 'list'; remaining: string[] } | { kind: 'source'; cursor: string | null; exhausted: boolean };
 
-/** A chunk read but not yet accepted by the provider; its number fixes its idempotency key. */
+/**
+ * A chunk read but not yet accepted by the provider: one request's recipients; its number fixes its
+ * idempotency key. A personal campaign's chunk names the audience page it came from, where its text is rendered.
+ */
 export interface PendingChunk {
   number: number;
   recipients: string[];
+  page?: PageRef;
+}
+
+/** An audience page: the cursor it was read from and the position of its first entry. */
+export interface PageRef {
+  cursor: string | null;
+  firstIndex: number;
 }
 
 export interface CampaignState {
@@ -170,6 +180,29 @@ export class EarlyOutcomes<T extends { providerMessageId: string }> {
   clear(): void {
     this.held.clear();
   }
+}
+
+/**
+ * Queues a page's recipients as chunks, one per group of `sizes` (consecutive recipients sharing a text;
+ * all of them when absent), numbered in order. Returns the new chunks.
+ */
+export function queueChunks(
+  state: CampaignState,
+  recipients: string[],
+  sizes: readonly number[] = [recipients.length],
+  page?: PageRef,
+): PendingChunk[] {
+  const chunks: PendingChunk[] = [];
+  let from = 0;
+  for (const size of sizes) {
+    if (size <= 0) continue;
+    const chunk: PendingChunk = { number: state.nextChunk++, recipients: recipients.slice(from, from + size) };
+    if (page) chunk.page = page;
+    chunks.push(chunk);
+    from += size;
+  }
+  state.pendingChunks.push(...chunks);
+  return chunks;
 }
 
 /** A chunk the provider accepted: its messages now await their outcome until `deadline`. */

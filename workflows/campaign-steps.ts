@@ -7,8 +7,9 @@ import type { createAudienceActivities } from '../activities/audience.js';
 import type { CampaignChunkResult, createCampaignProviderActivities } from '../activities/campaign.js';
 import type { CampaignInput } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
+import { uniformText } from '../src/api/message-template.js';
 import { countSegments } from '../src/api/segments.js';
-import { type CampaignState, type PendingChunk, recordInvalid } from './campaign-state.js';
+import { type CampaignState, type PendingChunk, queueChunks, recordInvalid } from './campaign-state.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
@@ -39,7 +40,15 @@ const audience = proxyActivities<ReturnType<typeof createAudienceActivities>>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
-/** Validates an inline list, counts a source's recipients, and checks the estimated cost against the wallet. */
+/** A message with placeholders: each recipient's text is rendered from their audience fields. */
+export function isPersonal(input: CampaignInput): boolean {
+  return uniformText(input.message) === null;
+}
+
+/**
+ * Validates an inline list, counts a source's recipients (and renders every personal text, so a missing
+ * field fails here), and checks the estimated cost against the wallet.
+ */
 export async function preflight({ campaignId, input, chunkSize }: CampaignContext, state: CampaignState) {
   const source = input.audience;
   if (source.type === 'inline') {
@@ -55,7 +64,11 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
     state.invalidCount = prepared.invalidCount;
     state.audienceTotal = prepared.recipients.length;
   }
-  if (!(input.preflight ?? CAMPAIGN_DEFAULTS.preflight)) return;
+  const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
+  const personal = isPersonal(input);
+  // Without the estimate a uniform text needs no scan; personal texts are always checked before sending.
+  if (!estimateCost && !personal) return;
+  let texts: { totalSegments: number; maxSegments: number; ucs2Recipients: number } | undefined;
   if (source.type !== 'inline') {
     const scan = await audience.scanAudience({
       campaignId,
@@ -63,24 +76,39 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
       source,
       limit: chunkSize,
       defaultCountry: input.defaultCountry,
+      ...(personal ? { message: input.message } : {}),
     });
     state.audienceTotal = scan.valid;
+    texts = scan.texts;
   }
+  if (!estimateCost) return;
   const recipients = state.audienceTotal ?? 0;
-  const { segments } = countSegments(input.message);
+  if (!texts) {
+    const { segments, encoding } = countSegments(uniformText(input.message) ?? input.message);
+    texts = {
+      totalSegments: recipients * segments,
+      maxSegments: segments,
+      ucs2Recipients: encoding === 'UCS-2' ? recipients : 0,
+    };
+  }
   const [pricing, balance] = await Promise.all([provider().getCampaignPricing(), provider().getCampaignBalance()]);
-  const cost = recipients * segments * pricing.smsSegment;
+  const cost = texts.totalSegments * pricing.smsSegment;
   const spendCapRemaining = balance.spendCap === null ? null : Math.max(0, balance.spendCap - balance.spentThisMonth);
+  const segments = Math.max(1, texts.maxSegments);
   state.estimate = {
     recipients,
     segments,
+    totalSegments: texts.totalSegments,
+    ucs2Recipients: texts.ucs2Recipients,
     pricePerSegment: pricing.smsSegment,
     cost,
     currency: pricing.currency,
     balance: balance.balance,
     spendCapRemaining,
   };
-  const need = `${cost} ${pricing.currency} minor units (${recipients} recipients × ${segments} segment(s) × ${pricing.smsSegment})`;
+  const need = personal
+    ? `${cost} ${pricing.currency} minor units (${recipients} recipients' texts: ${texts.totalSegments} segment(s) × ${pricing.smsSegment})`
+    : `${cost} ${pricing.currency} minor units (${recipients} recipients × ${segments} segment(s) × ${pricing.smsSegment})`;
   if (cost > balance.balance) {
     throw preflightFailure(`insufficient balance: the campaign needs about ${need}, the balance is ${balance.balance}`);
   }
@@ -100,18 +128,22 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
   }
 }
 
-/** Takes the next chunk of the audience into the pending list; null when the audience is exhausted. */
+/**
+ * Takes the next page of the audience into the pending list, as one chunk, or for personal texts one chunk
+ * per text; returns the first, or null when the page had no one new to send to.
+ */
 export async function readNextChunk(
   { campaignId, input, chunkSize }: CampaignContext,
   state: CampaignState,
 ): Promise<PendingChunk | null> {
   const cursor = state.audience;
-  let recipients: string[];
   if (cursor.kind === 'list') {
-    recipients = cursor.remaining.splice(0, chunkSize);
+    return queueChunks(state, cursor.remaining.splice(0, chunkSize))[0] ?? null;
   } else {
     if (input.audience.type === 'inline') throw new Error('unreachable: an inline audience is read as a list');
-    const page = await audience.readAudiencePage({
+    const personal = isPersonal(input);
+    const page = { cursor: cursor.cursor, firstIndex: state.entriesRead };
+    const read = await audience.readAudiencePage({
       campaignId,
       campaignStartedAt: state.startedAt,
       source: input.audience,
@@ -119,30 +151,40 @@ export async function readNextChunk(
       limit: chunkSize,
       firstIndex: state.entriesRead,
       defaultCountry: input.defaultCountry,
+      ...(personal ? { message: input.message } : {}),
     });
-    cursor.cursor = page.nextCursor;
-    cursor.exhausted = page.nextCursor === null;
-    state.entriesRead += page.entries;
-    state.valid += page.recipients.length;
-    state.duplicates += page.duplicates;
-    recordInvalid(state, page.invalid);
-    recipients = page.recipients;
+    cursor.cursor = read.nextCursor;
+    cursor.exhausted = read.nextCursor === null;
+    state.entriesRead += read.entries;
+    state.valid += read.recipients.length;
+    state.duplicates += read.duplicates;
+    recordInvalid(state, read.invalid);
+    const sizes = read.groups?.map((g) => g.size);
+    return queueChunks(state, read.recipients, sizes, personal ? page : undefined)[0] ?? null;
   }
-  if (recipients.length === 0) return null;
-  const chunk = { number: state.nextChunk++, recipients };
-  state.pendingChunks.push(chunk);
-  return chunk;
 }
 
 /**
  * Sends one chunk under its idempotency key. The activity records the messages in the message store,
  * awaited by this campaign, before it completes, and returns the outcomes already known for them.
  */
-export function sendChunk({ campaignId, input }: CampaignContext, chunk: PendingChunk): Promise<CampaignChunkResult> {
+export function sendChunk(
+  { campaignId, input, chunkSize }: CampaignContext,
+  state: CampaignState,
+  chunk: PendingChunk,
+): Promise<CampaignChunkResult> {
+  const { audience: source, defaultCountry } = input;
+  // A personal chunk carries its template and where its page is; the activity renders the text.
+  const page =
+    chunk.page && source.type !== 'inline'
+      ? { campaignId, campaignStartedAt: state.startedAt, source, limit: chunkSize, defaultCountry, ...chunk.page }
+      : undefined;
+  const message = page ? input.message : (uniformText(input.message) ?? input.message);
   return provider().sendCampaignChunk(
-    { recipients: chunk.recipients, sender: input.sender, message: input.message },
+    { recipients: chunk.recipients, sender: input.sender, message },
     // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
     // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
     idempotencyKey(campaignId, `chunk-${chunk.number}`),
+    ...(page ? [page] : []),
   );
 }

@@ -30,6 +30,7 @@ import {
   type AudienceCursor,
   type CampaignState,
   EarlyOutcomes,
+  type PendingChunk,
   initialState,
   Outstanding,
   progressOf,
@@ -160,9 +161,9 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   }
 
   /** Starts sending a chunk, not awaited: the loop may start others while it is in flight. */
-  function startSending(chunk: { number: number; recipients: string[] }): void {
+  function startSending(chunk: PendingChunk): void {
     sending.set(chunk.number, chunk.recipients.length);
-    sendChunk(campaign, chunk)
+    sendChunk(campaign, state, chunk)
       .then(
         (sent) => {
           recordChunkSent(state, outstanding, chunk.number, sent, Date.now() + waitWindowMs);

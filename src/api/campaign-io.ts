@@ -11,6 +11,7 @@ import {
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
+import { parseTemplate, uniformText } from './message-template.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
@@ -168,10 +169,21 @@ export type SendWindow = z.infer<typeof SendWindow>;
 // ---------------------------------------------------------------------------------------------------------
 // Campaign input
 
+/** A campaign's message: a template whose `{field}` placeholders are filled from each recipient's audience fields. */
+export const MessageTemplate = z
+  .string()
+  .min(1)
+  .max(MAX_MESSAGE_LENGTH)
+  .superRefine((message, context) => {
+    const parsed = parseTemplate(message);
+    if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.reason });
+  });
+
 export const CampaignInput = z
   .strictObject({
     sender: SenderId,
-    message: z.string().min(1).max(MAX_MESSAGE_LENGTH),
+    /** The text, or a template: `{name}` is filled from each recipient's field `name`; `{{` `}}` are braces. */
+    message: MessageTemplate,
     audience: AudienceSource,
     /** Recipients per send request (default and maximum: the provider's 1000). */
     chunkSize: z.number().int().min(1).max(MAX_RECIPIENTS_PER_REQUEST).optional(),
@@ -188,6 +200,11 @@ export const CampaignInput = z
     defaultCountry: CountryCode.optional(),
     /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
+  })
+  .refine((c) => c.audience.type !== 'inline' || uniformText(c.message) !== null, {
+    message:
+      'has {placeholders}, but an inline audience has only numbers: use a file, URL or loader audience with those fields',
+    path: ['message'],
   })
   .refine(
     (c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
@@ -237,7 +254,12 @@ export type CampaignPhase = z.infer<typeof CampaignPhase>;
 
 export const CostEstimate = z.object({
   recipients: z.number().int().nonnegative(),
+  /** Segments of one text; for personal texts, of the longest one. */
   segments: z.number().int().positive(),
+  /** Segments of all the texts together (each recipient's rendered text counted on its own). */
+  totalSegments: z.number().int().nonnegative().optional(),
+  /** Recipients whose text needs UCS-2 (a character outside GSM-7): 70 characters a segment instead of 160. */
+  ucs2Recipients: z.number().int().nonnegative().optional(),
   pricePerSegment: MinorUnits,
   cost: MinorUnits,
   currency: Currency,

@@ -128,6 +128,7 @@ describe('file sources', () => {
     const entries = ['08012345678', '+2348098765432', '0801 234 5679'];
     expect(classifyEntries(entries, new Set(), 0, 'NG')).toEqual({
       recipients: ['2348012345678', '2348098765432', '2348012345679'],
+      positions: [0, 1, 2],
       invalid: [],
       duplicates: 0,
     });

@@ -1,0 +1,72 @@
+/**
+ * The text of one request of a personal campaign, rendered where it is sent: the sending activity re-reads
+ * the audience page its recipients came from (sources are deterministic per cursor, as de-duplication
+ * already requires) and renders their text, so the workflow never carries texts or fields. A few pages are
+ * kept per worker: a page of distinct texts is sent in many requests.
+ */
+import type { AudienceSource } from '../src/api/campaign-io.js';
+import { classifyEntries } from './audience-dedup.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import type { AudienceLoaders } from './audience-loaders.js';
+import { DownloadCache, pageReaderFor } from './audience-sources.js';
+import { personalTemplate, renderTexts } from './audience-texts.js';
+
+/** Where a request's recipients were read: enough to read the same page again. */
+export interface ChunkPage {
+  campaignId: string;
+  campaignStartedAt: string;
+  source: Exclude<AudienceSource, { type: 'inline' }>;
+  /** The cursor the page was read from, and its size: together they name the page. */
+  cursor: string | null;
+  limit: number;
+  /** Position of the page's first entry in the audience. */
+  firstIndex: number;
+  defaultCountry?: string;
+}
+
+const PAGES_KEPT = 8;
+
+export function createChunkTexts(loaders: AudienceLoaders = {}) {
+  const downloads = new DownloadCache();
+  const pages = new Map<string, Promise<Map<string, string>>>();
+
+  async function renderPage(message: string, page: ChunkPage, signal: AbortSignal): Promise<Map<string, string>> {
+    const template = personalTemplate(message);
+    const context = { campaign: { id: page.campaignId, startedAt: page.campaignStartedAt }, loaders, downloads };
+    const raw = await pageReaderFor(page.source, context)(page.cursor, page.limit, signal);
+    // Within the page, a number's first entry is the one sent (earlier pages' numbers are not in any request).
+    const classified = classifyEntries(raw.entries, new Set(), page.firstIndex, page.defaultCountry);
+    const fields = raw.fields && classified.positions.map((p) => raw.fields![p]);
+    const texts = template
+      ? renderTexts(template, { ...classified, fields, firstIndex: page.firstIndex })
+      : classified.recipients.map(() => message);
+    return new Map(classified.recipients.map((recipient, i) => [recipient, texts[i]!]));
+  }
+
+  /** The one text of these recipients of `page`; fails if the page no longer gives them one text. */
+  return async function textOf(
+    message: string,
+    page: ChunkPage,
+    recipients: readonly string[],
+    signal: AbortSignal,
+  ): Promise<string> {
+    const key = JSON.stringify([page.campaignId, page.source, page.cursor, page.limit]);
+    let rendered = pages.get(key);
+    if (!rendered) {
+      rendered = renderPage(message, page, signal);
+      rendered.catch(() => pages.delete(key));
+      pages.set(key, rendered);
+      if (pages.size > PAGES_KEPT) pages.delete(pages.keys().next().value!);
+    }
+    const byRecipient = await rendered;
+    const distinct = new Set(recipients.map((r) => byRecipient.get(r)));
+    const [text] = distinct;
+    if (distinct.size !== 1 || text === undefined) {
+      throw audienceFailure(
+        AUDIENCE_FAILURES.changed,
+        'the audience changed while the campaign ran: a page read again no longer gives its recipients the same text',
+      );
+    }
+    return text;
+  };
+}

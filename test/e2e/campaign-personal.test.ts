@@ -1,0 +1,163 @@
+/**
+ * Personal texts end to end, through `msgflow campaign start` (a child process) on the real stack: a CSV
+ * with names fills each recipient's text (read back from the sandbox's inbox), recipients with the same text
+ * share one provider request (counted at the sandbox by its request ids), and a row without a field the
+ * template names fails pre-flight, naming the field and the row, before anything is sent.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RunningStack } from '../../src/stack.js';
+import { startTestStack } from '../support/stack.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const tsx = join(root, 'node_modules/.bin/tsx');
+const main = join(root, 'src/cli/main.ts');
+const cwd = mkdtempSync(join(tmpdir(), 'campaign-personal-'));
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
+);
+
+describe('personal campaign texts', () => {
+  let stack: RunningStack;
+  let env: Record<string, string>;
+
+  function msgflow(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((done) => {
+      execFile(tsx, [main, ...args], { cwd, env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
+        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  /** The sandbox's request id (`campaign_id`) of each message sent to these numbers. */
+  async function requestOf(numbers: string[]): Promise<Map<string, string | null>> {
+    const requests = new Map<string, string | null>();
+    for await (const m of stack.messaging.messages.list({ perPage: 200 })) {
+      if (numbers.includes(m.mobile_number.replace(/^\+/, '')))
+        requests.set(m.mobile_number.replace(/^\+/, ''), m.campaign_id);
+    }
+    return requests;
+  }
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    const temporal = inject('temporal');
+    env = {
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      MSGFLOW_TASK_QUEUE: stack.taskQueue,
+    };
+  });
+  afterAll(async () => {
+    await stack?.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('gives each recipient their own text, and equal texts share a request', { timeout: 120_000 }, async () => {
+    const [ada, bola, ada2, chidi] = ['2348050000001', '2348050000002', '2348050000003', '2348050000004'];
+    writeFileSync(
+      join(cwd, 'reminders.csv'),
+      [
+        'Name,phone,clinic,timezone',
+        `Ada,+${ada},Lekki,Africa/Lagos`,
+        `Bola,${bola},"Ikeja, GRA",Africa/Lagos`,
+        `Ada,${ada2},Lekki,Africa/Lagos`, // another Ada at the same clinic: the same text
+        `Chidi,${chidi},Lekki,Africa/Lagos`,
+        '',
+      ].join('\n'),
+    );
+    const result = await msgflow(
+      'campaign',
+      'start',
+      '--key',
+      `personal-${Date.now()}`,
+      '--sender',
+      'ACME',
+      '--message',
+      'Hi {name}, your appointment at {clinic} is tomorrow at 10:00. Reply STOP to opt out.',
+      '--file',
+      'reminders.csv',
+      '--wait',
+      '--json',
+    );
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout);
+    // Four recipients, three distinct texts: three requests (chunks), the estimate counts each text.
+    expect(outcome).toMatchObject({ sent: 4, chunks: 3, counts: { delivered: 4 } });
+    expect(outcome.estimate).toMatchObject({ recipients: 4, segments: 1, totalSegments: 4, ucs2Recipients: 0 });
+
+    const text = async (n: string) => (await stack.admin.inbox(n)).map((m) => m.text);
+    expect(await text(ada)).toEqual(['Hi Ada, your appointment at Lekki is tomorrow at 10:00. Reply STOP to opt out.']);
+    expect(await text(bola)).toEqual([
+      'Hi Bola, your appointment at Ikeja, GRA is tomorrow at 10:00. Reply STOP to opt out.',
+    ]);
+    expect(await text(ada2)).toEqual(await text(ada));
+    expect(await text(chidi)).toEqual([
+      'Hi Chidi, your appointment at Lekki is tomorrow at 10:00. Reply STOP to opt out.',
+    ]);
+
+    const requests = await requestOf([ada, bola, ada2, chidi]);
+    expect(requests.get(ada)).toBe(requests.get(ada2));
+    expect(new Set(requests.values()).size).toBe(3);
+
+    // The same audience with a text that has no placeholder: one request, as before templates.
+    const uniform = await msgflow(
+      'campaign',
+      'start',
+      '--sender',
+      'ACME',
+      '--message',
+      'Clinic notice: bring your card {{ID}}.',
+      '--file',
+      'reminders.csv',
+      '--wait',
+      '--json',
+    );
+    expect(JSON.parse(uniform.stdout)).toMatchObject({ sent: 4, chunks: 1 });
+    expect((await text(chidi))[0]).toBe('Clinic notice: bring your card {ID}.');
+  });
+
+  it('fails pre-flight naming the missing field and the row, sending nothing', { timeout: 120_000 }, async () => {
+    writeFileSync(
+      join(cwd, 'gaps.csv'),
+      ['name,phone,clinic', 'Dayo,2348050000011,Lekki', 'Efe,2348050000012,', 'Femi,2348050000013,Ikeja', ''].join(
+        '\n',
+      ),
+    );
+    const before = (await stack.admin.ledger(stack.accountId!)).length;
+    const result = await msgflow(
+      'campaign',
+      'start',
+      '--sender',
+      'ACME',
+      '--message',
+      'Hi {name}, see you at {clinic}.',
+      '--file',
+      'gaps.csv',
+      '--no-preflight', // personal texts are checked even without the cost estimate
+      '--wait',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("the message's {clinic} has no value in row 2 of the audience");
+    expect(result.stderr).not.toContain('2348050000012');
+    expect((await stack.admin.ledger(stack.accountId!)).length).toBe(before);
+    expect(await stack.admin.inbox('2348050000011')).toEqual([]);
+
+    // An inline audience has no fields: refused before the campaign starts.
+    const inline = await msgflow(
+      'campaign',
+      'start',
+      '--sender',
+      'ACME',
+      '--message',
+      'Hi {name}',
+      '--to',
+      '2348050000011',
+    );
+    expect(inline.code).toBe(2);
+    expect(inline.stderr).toContain('an inline audience has only numbers');
+  });
+});
