@@ -7,6 +7,9 @@
  * a few minutes, whatever the audience size needed to fill the limit for hours.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NativeConnection } from '@temporalio/worker';
 import { MessagingClient } from '../src/client/index.js';
@@ -77,19 +80,24 @@ const uniform: CampaignCase = {
     }),
 };
 
-/** A distinct text per recipient: one request each. */
+/** A distinct text per recipient (a `{name}` template over a CSV of names): one request each. */
 const personalised: CampaignCase = {
   name: 'personalised',
   recipientsPerRequest: 1,
-  start: (stack, recipients) =>
-    stack.msgflow.startCampaign({
+  start: (stack, recipients) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-rate-limit-'));
+    const file = join(dir, 'audience.csv');
+    writeFileSync(file, ['name,phone', ...recipients.map((number, i) => `Customer ${i + 1},${number}`), ''].join('\n'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return stack.msgflow.startCampaign({
       sender: 'ACME',
-      message: 'Your March payment is due on Friday.',
-      audience: { type: 'inline', recipients },
-      chunkSize: 1,
+      message: 'Hi {name}, your March payment is due on Friday.',
+      audience: { type: 'file', path: file },
       chunksInFlight: IN_FLIGHT,
-    }),
+    });
+  },
 };
+const cleanups: Array<() => void> = [];
 
 interface Measured {
   row: BenchRow;
@@ -196,6 +204,7 @@ export const rateLimitBenchmark: Benchmark = {
         rows: measured.map((m) => m.row),
         notes: [
           ...measured.map((m) => `requests by path (${m.row.case}): ${m.byPath}`),
+          `uniform: one text in chunks of ${UNIFORM_CHUNK} (the queue paces requests, whatever their size); personalised: "Hi {name}, …" over a CSV of distinct names`,
           `each of the ${WORKERS} workers (in this process, own connections) declares the provider queue's rate; the Temporal server enforces it across them`,
           "requests counted at the workers' HTTP client when they start, whatever their answer; the campaign is cancelled after the window",
           `sandbox at its default timings; the account's limit is the spec's ${LIMIT_PER_MINUTE}/min per token; Temporal dev server on this machine`,
@@ -206,6 +215,7 @@ export const rateLimitBenchmark: Benchmark = {
       await Promise.allSettled(runs);
       for (const c of workerConnections) await c.close();
       await stack.close();
+      for (const cleanup of cleanups.splice(0)) cleanup();
     }
   },
 };
