@@ -61,6 +61,7 @@ describe('personalised campaign at the provider limit', () => {
       const sendTimes = (await sendRequestTimes(stack)).sort((a, b) => a - b);
       const texts = await textsReceived(stack, audience);
       const perMinute = (60_000 * (sendTimes.length - 1)) / (sendTimes.at(-1)! - sendTimes[0]!);
+      const gaps = sendTimes.slice(1).map((t, i) => t - sendTimes[i]!);
       printSummary(
         'personalised campaign at the provider limit',
         {
@@ -71,6 +72,12 @@ describe('personalised campaign at the provider limit', () => {
           limitPerMinute: LIMIT_PER_MINUTE,
           achievedPerMinute: Math.round(perMinute * 10) / 10,
           ofLimit: `${Math.round((1000 * perMinute) / LIMIT_PER_MINUTE) / 10}%`,
+          // Where the rest went: the longest pauses between two requests (continue-as-new, slow workflow turns).
+          longestGapsS: [...gaps]
+            .sort((a, b) => b - a)
+            .slice(0, 3)
+            .map((g) => (g / 1000).toFixed(1))
+            .join('/'),
           rateLimited,
           messages: audit.charges,
           lost: audit.lost,
