@@ -7,6 +7,8 @@ export const AUDIENCE_FAILURES = {
   changed: 'AudienceChanged',
   /** A recipient lacks a field the message's template names. */
   fieldMissing: 'AudienceFieldMissing',
+  /** A window in local hours, and a recipient whose zone is neither given nor told by their number. */
+  timeZoneUnknown: 'AudienceTimeZoneUnknown',
 } as const;
 
 export function audienceFailure(type: string, message: string): ApplicationFailure {

@@ -1,6 +1,7 @@
 /**
- * Personal texts: each recipient's message rendered from the campaign's template and their audience fields,
- * and a page's recipients grouped by text, since one provider request carries one text. Rendering happens
+ * Personal texts and local hours: each recipient's message rendered from the campaign's template and their
+ * audience fields, each recipient's time zone for a window in local hours, and a page's recipients grouped
+ * by both, since one provider request carries one text (and is sent in one zone's window). This happens
  * here, in activities: workflows see only groups of numbers, so texts and fields never fill a history.
  */
 import {
@@ -11,11 +12,15 @@ import {
   type TemplatePart,
 } from '../src/api/message-template.js';
 import { countSegments } from '../src/api/segments.js';
+import type { SendWindow } from '../src/api/campaign-io.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import { recipientTimeZone } from './recipient-time-zone.js';
 
-/** Recipients of a page that share one request: a run of `size` consecutive recipients. */
+/** Recipients of a page that share one request: a run of `size` consecutive recipients (in `timeZone`). */
 export interface RecipientGroup {
   size: number;
+  /** For a window in each recipient's local hours: the zone the group's window is in. */
+  timeZone?: string;
 }
 
 /** A template with placeholders, parsed; null for a message that is the same for everyone. */
@@ -48,19 +53,42 @@ export function renderTexts(template: readonly TemplatePart[], page: PageRecipie
   });
 }
 
+/** Each recipient's zone for a window in local hours; a recipient whose zone cannot be told fails naming the row. */
+export function timeZonesOf(window: Pick<SendWindow, 'timeZoneField' | 'defaultTimeZone'>, page: PageRecipients) {
+  return page.recipients.map((recipient, i) => {
+    const zone = recipientTimeZone(recipient, page.fields?.[i], window);
+    if (!zone.ok) {
+      const row = page.firstIndex + page.positions[i]! + 1;
+      throw audienceFailure(
+        AUDIENCE_FAILURES.timeZoneUnknown,
+        `row ${row} of the audience (rows counted from 1, header not counted): ${zone.reason}`,
+      );
+    }
+    return zone.timeZone;
+  });
+}
+
 /**
- * Orders recipients so those with the same key (their text) are consecutive, groups in order of first
- * appearance, and says how long each run is. One key for all gives one group: the page as it was.
+ * Orders recipients so those with the same text and zone are consecutive, groups in order of first
+ * appearance, and says how long each run is (and its zone). One text and zone for all gives one group: the
+ * page as it was.
  */
-export function groupByKey(recipients: readonly string[], keys: readonly string[]) {
-  const byKey = new Map<string, string[]>();
+export function groupByKey(recipients: readonly string[], texts: readonly string[], zones?: readonly string[]) {
+  const byKey = new Map<string, { timeZone?: string; members: string[] }>();
   recipients.forEach((recipient, i) => {
-    const members = byKey.get(keys[i]!);
-    if (members) members.push(recipient);
-    else byKey.set(keys[i]!, [recipient]);
+    const key = zones ? `${zones[i]}\n${texts[i]}` : texts[i]!;
+    const group = byKey.get(key);
+    if (group) group.members.push(recipient);
+    else byKey.set(key, { ...(zones ? { timeZone: zones[i] } : {}), members: [recipient] });
   });
   const groups = [...byKey.values()];
-  return { recipients: groups.flat(), groups: groups.map((g): RecipientGroup => ({ size: g.length })) };
+  return {
+    recipients: groups.flatMap((g) => g.members),
+    groups: groups.map(({ timeZone, members }): RecipientGroup => ({
+      size: members.length,
+      ...(timeZone ? { timeZone } : {}),
+    })),
+  };
 }
 
 /** Segments of every rendered text, for the cost estimate: the total, the longest text's, and UCS-2 texts. */

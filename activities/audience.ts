@@ -9,7 +9,17 @@ import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
-import { groupByKey, personalTemplate, type RecipientGroup, renderTexts, SegmentTally } from './audience-texts.js';
+import { RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
+import type { SendWindow } from '../src/api/campaign-io.js';
+import {
+  groupByKey,
+  type PageRecipients,
+  personalTemplate,
+  type RecipientGroup,
+  renderTexts,
+  SegmentTally,
+  timeZonesOf,
+} from './audience-texts.js';
 
 export type PagedAudienceSource = Exclude<AudienceSource, { type: 'inline' }>;
 
@@ -26,6 +36,8 @@ export interface ReadAudiencePageInput {
   defaultCountry?: string;
   /** The campaign's message: with placeholders, the page's recipients come grouped by their text. */
   message?: string;
+  /** A window in each recipient's local hours: the page's recipients come grouped by their zone too. */
+  sendWindow?: SendWindow;
 }
 
 /** A page as the workflow keeps it: numbers and counts, never fields or texts. */
@@ -45,6 +57,8 @@ export interface ScanAudienceInput {
   defaultCountry?: string;
   /** The campaign's message: with placeholders, every recipient's text is rendered, checked and counted. */
   message?: string;
+  /** A window in each recipient's local hours: every recipient's zone is checked. */
+  sendWindow?: SendWindow;
 }
 
 export interface AudienceScan {
@@ -107,20 +121,26 @@ export function createAudienceActivities({ loaders = {} }: AudienceActivityOptio
       const page = await deduper.page(key, read, cursor, limit, firstIndex, signal(), heartbeat, defaultCountry);
       const { positions, fields, ...kept } = page;
       const template = input.message === undefined ? null : personalTemplate(input.message);
-      if (!template) return kept;
-      const texts = renderTexts(template, { recipients: page.recipients, positions, fields, firstIndex });
-      return { ...kept, ...groupByKey(page.recipients, texts) };
+      const zoned = input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE ? input.sendWindow : null;
+      if (!template && !zoned) return kept;
+      const recipients: PageRecipients = { recipients: page.recipients, positions, fields, firstIndex };
+      const texts = template ? renderTexts(template, recipients) : page.recipients.map(() => '');
+      const zones = zoned ? timeZonesOf(zoned, recipients) : undefined;
+      return { ...kept, ...groupByKey(page.recipients, texts, zones) };
     },
 
     /** Pre-flight: reads the whole audience once to count what will be sent (and check every personal text). */
     async scanAudience(input: ScanAudienceInput): Promise<AudienceScan> {
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const template = input.message === undefined ? null : personalTemplate(input.message);
-      if (!template) return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
+      const zoned = input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE ? input.sendWindow : null;
+      if (!template && !zoned) return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
       const tally = new SegmentTally();
       const totals = await scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry, (page) => {
-        for (const text of renderTexts(template, page)) tally.add(text);
+        if (zoned) timeZonesOf(zoned, page);
+        if (template) for (const text of renderTexts(template, page)) tally.add(text);
       });
+      if (!template) return totals;
       const { totalSegments, maxSegments, ucs2Recipients } = tally;
       return { ...totals, texts: { totalSegments, maxSegments, ucs2Recipients } };
     },

@@ -3,10 +3,11 @@
  * key) and the pre-flight reads of prices and balance. Results are cut down to what the workflow keeps, so
  * histories carry ids and money, not phone numbers.
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { SmsSendRequest } from '../src/api/sms.js';
 import type { MessagingClient } from '../src/client/client.js';
 import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
+import { nextWindowOpening, type RequestWindow, SEND_WINDOW_CLOSED } from '../src/definitions/send-window.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
 import type { AudienceLoaders } from './audience-loaders.js';
@@ -49,15 +50,25 @@ export function createCampaignProviderActivities(
      * Sends one chunk, then records its messages (with their numbers, for the per-recipient report) as
      * awaited by the campaign before completing: a retry after a crash gets the same answer from the
      * provider under the same key and records them again, which changes nothing. With `page`, the message is
-     * a template and the recipients' text is rendered from the page they were read from.
+     * a template and the recipients' text is rendered from the page they were read from. With `window`, a
+     * request not yet made is refused once its window has closed (SendWindowClosed, nothing sent); a retry of
+     * one that may have been sent completes whatever the time, so nothing charged goes untracked.
      */
     async sendCampaignChunk(
       request: SmsSendRequest,
       idempotencyKey: string,
-      page?: ChunkPage,
+      { page, window }: { page?: ChunkPage; window?: RequestWindow } = {},
     ): Promise<CampaignChunkResult> {
       const message = page ? await textOf(request.message, page, request.recipients, signal()) : request.message;
       const personal = { ...request, message };
+      const retry = window?.mayHaveBeenSent || Context.current().info.attempt > 1;
+      if (window && !retry && nextWindowOpening(Date.now(), window.window) !== null) {
+        throw ApplicationFailure.create({
+          type: SEND_WINDOW_CLOSED,
+          message: 'the send window closed before this request was made: nothing was sent',
+          nonRetryable: true,
+        });
+      }
       const sent = await callProvider(() => client.sms.send(personal, { idempotencyKey, signal: signal() }));
       const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);

@@ -25,6 +25,10 @@ export interface PendingChunk {
   number: number;
   recipients: string[];
   page?: PageRef;
+  /** For a window in each recipient's local hours: the zone of this chunk's recipients. */
+  timeZone?: string;
+  /** A send was started under this chunk's key: it may have reached the provider, so it is completed. */
+  attempted?: boolean;
 }
 
 /** An audience page: the cursor it was read from and the position of its first entry. */
@@ -183,26 +187,32 @@ export class EarlyOutcomes<T extends { providerMessageId: string }> {
 }
 
 /**
- * Queues a page's recipients as chunks, one per group of `sizes` (consecutive recipients sharing a text;
- * all of them when absent), numbered in order. Returns the new chunks.
+ * Queues a page's recipients as chunks, one per group (consecutive recipients sharing a text and zone; all
+ * of them when no groups are given), numbered in order. Returns the new chunks.
  */
 export function queueChunks(
   state: CampaignState,
   recipients: string[],
-  sizes: readonly number[] = [recipients.length],
+  groups: ReadonlyArray<{ size: number; timeZone?: string }> = [{ size: recipients.length }],
   page?: PageRef,
 ): PendingChunk[] {
   const chunks: PendingChunk[] = [];
   let from = 0;
-  for (const size of sizes) {
+  for (const { size, timeZone } of groups) {
     if (size <= 0) continue;
     const chunk: PendingChunk = { number: state.nextChunk++, recipients: recipients.slice(from, from + size) };
     if (page) chunk.page = page;
+    if (timeZone) chunk.timeZone = timeZone;
     chunks.push(chunk);
     from += size;
   }
   state.pendingChunks.push(...chunks);
   return chunks;
+}
+
+/** Recipients read but not yet being sent or sent: what reading ahead for later windows is bounded by. */
+export function waitingRecipients(state: CampaignState, sending: ReadonlyMap<number, number>): number {
+  return state.pendingChunks.reduce((n, c) => (sending.has(c.number) ? n : n + c.recipients.length), 0);
 }
 
 /** A chunk the provider accepted: its messages now await their outcome until `deadline`. */

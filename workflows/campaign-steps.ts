@@ -6,10 +6,11 @@ import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/w
 import type { createAudienceActivities } from '../activities/audience.js';
 import type { CampaignChunkResult, createCampaignProviderActivities } from '../activities/campaign.js';
 import type { CampaignInput } from '../src/api/campaign-io.js';
-import { CAMPAIGN_DEFAULTS } from '../src/api/constants.js';
+import { CAMPAIGN_DEFAULTS, RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
 import { uniformText } from '../src/api/message-template.js';
 import { countSegments } from '../src/api/segments.js';
 import { type CampaignState, type PendingChunk, queueChunks, recordInvalid } from './campaign-state.js';
+import { type RequestWindow, windowOfChunk } from '../src/definitions/send-window.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
@@ -45,6 +46,19 @@ export function isPersonal(input: CampaignInput): boolean {
   return uniformText(input.message) === null;
 }
 
+/** A send window in each recipient's own local hours: their zones are found as the audience is read. */
+export function inRecipientZones(input: CampaignInput): boolean {
+  return input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE;
+}
+
+/** What reading the audience needs beyond the page: the template to group by, the window to find zones for. */
+function groupingOf(input: CampaignInput) {
+  return {
+    ...(isPersonal(input) ? { message: input.message } : {}),
+    ...(inRecipientZones(input) ? { sendWindow: input.sendWindow } : {}),
+  };
+}
+
 /**
  * Validates an inline list, counts a source's recipients (and renders every personal text, so a missing
  * field fails here), and checks the estimated cost against the wallet.
@@ -66,8 +80,8 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
   }
   const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
   const personal = isPersonal(input);
-  // Without the estimate a uniform text needs no scan; personal texts are always checked before sending.
-  if (!estimateCost && !personal) return;
+  // Without the estimate a uniform text needs no scan; personal texts and zones are always checked first.
+  if (!estimateCost && !personal && !inRecipientZones(input)) return;
   let texts: { totalSegments: number; maxSegments: number; ucs2Recipients: number } | undefined;
   if (source.type !== 'inline') {
     const scan = await audience.scanAudience({
@@ -76,7 +90,7 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
       source,
       limit: chunkSize,
       defaultCountry: input.defaultCountry,
-      ...(personal ? { message: input.message } : {}),
+      ...groupingOf(input),
     });
     state.audienceTotal = scan.valid;
     texts = scan.texts;
@@ -141,7 +155,6 @@ export async function readNextChunk(
     return queueChunks(state, cursor.remaining.splice(0, chunkSize))[0] ?? null;
   } else {
     if (input.audience.type === 'inline') throw new Error('unreachable: an inline audience is read as a list');
-    const personal = isPersonal(input);
     const page = { cursor: cursor.cursor, firstIndex: state.entriesRead };
     const read = await audience.readAudiencePage({
       campaignId,
@@ -151,7 +164,7 @@ export async function readNextChunk(
       limit: chunkSize,
       firstIndex: state.entriesRead,
       defaultCountry: input.defaultCountry,
-      ...(personal ? { message: input.message } : {}),
+      ...groupingOf(input),
     });
     cursor.cursor = read.nextCursor;
     cursor.exhausted = read.nextCursor === null;
@@ -159,19 +172,21 @@ export async function readNextChunk(
     state.valid += read.recipients.length;
     state.duplicates += read.duplicates;
     recordInvalid(state, read.invalid);
-    const sizes = read.groups?.map((g) => g.size);
-    return queueChunks(state, read.recipients, sizes, personal ? page : undefined)[0] ?? null;
+    return queueChunks(state, read.recipients, read.groups, isPersonal(input) ? page : undefined)[0] ?? null;
   }
 }
 
 /**
  * Sends one chunk under its idempotency key. The activity records the messages in the message store,
- * awaited by this campaign, before it completes, and returns the outcomes already known for them.
+ * awaited by this campaign, before it completes, and returns the outcomes already known for them. With a
+ * send window, the activity checks it right before the request (`mayHaveBeenSent`: a send was started under
+ * this key before, so it completes whatever the time).
  */
 export function sendChunk(
   { campaignId, input, chunkSize }: CampaignContext,
   state: CampaignState,
   chunk: PendingChunk,
+  mayHaveBeenSent: boolean,
 ): Promise<CampaignChunkResult> {
   const { audience: source, defaultCountry } = input;
   // A personal chunk carries its template and where its page is; the activity renders the text.
@@ -180,11 +195,13 @@ export function sendChunk(
       ? { campaignId, campaignStartedAt: state.startedAt, source, limit: chunkSize, defaultCountry, ...chunk.page }
       : undefined;
   const message = page ? input.message : (uniformText(input.message) ?? input.message);
+  const zoned = windowOfChunk(input.sendWindow, chunk.timeZone);
+  const window: RequestWindow | undefined = zoned ? { window: zoned, mayHaveBeenSent } : undefined;
   return provider().sendCampaignChunk(
     { recipients: chunk.recipients, sender: input.sender, message },
     // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
     // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.
     idempotencyKey(campaignId, `chunk-${chunk.number}`),
-    ...(page ? [page] : []),
+    ...(page || window ? [{ ...(page ? { page } : {}), ...(window ? { window } : {}) }] : []),
   );
 }

@@ -37,9 +37,17 @@ import {
   recordChunkSent,
   recordOutcomes,
   resultOf,
+  waitingRecipients,
 } from './campaign-state.js';
-import { CAMPAIGN_FAILURES, type CampaignContext, preflight, readNextChunk, sendChunk } from './campaign-steps.js';
-import { nextWindowOpening } from './campaign-window.js';
+import {
+  CAMPAIGN_FAILURES,
+  type CampaignContext,
+  inRecipientZones,
+  preflight,
+  readNextChunk,
+  sendChunk,
+} from './campaign-steps.js';
+import { nextWindowOpening, SEND_WINDOW_CLOSED, windowOfChunk } from '../src/definitions/send-window.js';
 import { countMessageOutcomes } from './metrics.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
@@ -122,12 +130,27 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   const audienceRemains = () =>
     state.audience.kind === 'list' ? state.audience.remaining.length > 0 : !state.audience.exhausted;
   const hasMoreToSend = () => state.pendingChunks.length > 0 || audienceRemains();
-  const unsentPendingChunk = () => state.pendingChunks.find((c) => !sending.has(c.number));
+  /** A window in each recipient's local hours: each chunk waits for its own zone's window. */
+  const localHours = inRecipientZones(input);
+  const chunkOpensAt = (chunk: PendingChunk) => {
+    const window = windowOfChunk(input.sendWindow, chunk.timeZone);
+    return window ? nextWindowOpening(Date.now(), window) : null;
+  };
+  const unsentPendingChunk = () =>
+    state.pendingChunks.find((c) => !sending.has(c.number) && (!localHours || chunkOpensAt(c) === null));
+  /** When the first waiting chunk's window opens (local hours), null if none waits for one. */
+  const nextChunkOpening = () => {
+    const openings = state.pendingChunks.filter((c) => !sending.has(c.number)).map(chunkOpensAt);
+    const times = openings.filter((t): t is number => t !== null);
+    return times.length ? Math.min(...times) : null;
+  };
+  // Reading ahead for later windows is bounded like the outstanding messages are.
+  const canReadMore = () => audienceRemains() && (!localHours || waitingRecipients(state, sending) < maxOutstanding);
   /** Sent and awaiting an outcome, or being sent: what `maxOutstanding` bounds. */
   const committed = () => outstanding.size + [...sending.values()].reduce((a, b) => a + b, 0);
   const throttled = () => committed() > 0 && committed() + chunkSize > maxOutstanding;
   const canStartSend = () =>
-    sending.size < chunksInFlight && (unsentPendingChunk() !== undefined || audienceRemains()) && !throttled();
+    sending.size < chunksInFlight && (unsentPendingChunk() !== undefined || canReadMore()) && !throttled();
   const shouldContinueAsNew = () =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= maxEventsPerRun;
 
@@ -163,14 +186,20 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   /** Starts sending a chunk, not awaited: the loop may start others while it is in flight. */
   function startSending(chunk: PendingChunk): void {
     sending.set(chunk.number, chunk.recipients.length);
-    sendChunk(campaign, state, chunk)
+    const mayHaveBeenSent = chunk.attempted === true;
+    chunk.attempted = true;
+    sendChunk(campaign, state, chunk, mayHaveBeenSent)
       .then(
         (sent) => {
           recordChunkSent(state, outstanding, chunk.number, sent, Date.now() + waitWindowMs);
           settle([...sent.alreadyFinal, ...early.claim(sent.providerMessageIds)]);
         },
-        // The chunk stays pending: resuming sends it again under the same key.
-        (error: unknown) => void (failure ??= { what: `sending chunk ${chunk.number}`, error }),
+        (error: unknown) => {
+          // Its window closed before the request was made: nothing was sent, it waits for the next opening.
+          if (isWindowClosed(error)) chunk.attempted = mayHaveBeenSent;
+          // Otherwise the chunk stays pending: resuming sends it again under the same key.
+          else failure ??= { what: `sending chunk ${chunk.number}`, error };
+        },
       )
       .finally(() => {
         sending.delete(chunk.number);
@@ -230,11 +259,19 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       await waitFor(() => !state.paused || stopWaiting());
       continue;
     }
-    const opensAt = input.sendWindow ? nextWindowOpening(Date.now(), input.sendWindow) : null;
+    const opensAt = input.sendWindow && !localHours ? nextWindowOpening(Date.now(), input.sendWindow) : null;
     if (opensAt !== null) {
       phase = 'outside-window';
       windowOpensAt = opensAt;
       await waitFor(() => state.paused || stopWaiting(), opensAt - Date.now());
+      continue;
+    }
+    const chunkOpening = localHours && !unsentPendingChunk() && !canReadMore() ? nextChunkOpening() : null;
+    if (chunkOpening !== null) {
+      // Every recipient read so far waits for their window: sleep until the first one opens.
+      phase = 'outside-window';
+      windowOpensAt = chunkOpening;
+      await waitFor(() => state.paused || stopWaiting() || canStartSend(), chunkOpening - Date.now());
       continue;
     }
     if (!canStartSend()) {
@@ -246,7 +283,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     phase = 'sending';
     try {
       const chunk = unsentPendingChunk() ?? (await readNextChunk(campaign, state));
-      if (chunk) startSending(chunk);
+      if (chunk && (!localHours || chunkOpensAt(chunk) === null)) startSending(chunk);
     } catch (error) {
       failure ??= { what: 'reading the audience', error };
     }
@@ -274,4 +311,12 @@ function audienceCursorOf(input: CampaignInput): AudienceCursor {
 /** The next run gets the remaining inline recipients through its state, not the whole list again. */
 function withoutInlineList(input: CampaignInput): CampaignInput {
   return input.audience.type === 'inline' ? { ...input, audience: { type: 'inline', recipients: [] } } : input;
+}
+
+function isWindowClosed(error: unknown): boolean {
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === SEND_WINDOW_CLOSED
+  );
 }

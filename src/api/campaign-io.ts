@@ -10,7 +10,7 @@ import {
 } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
-import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST } from './constants.js';
+import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST, RECIPIENT_TIME_ZONE } from './constants.js';
 import { parseTemplate, uniformText } from './message-template.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
@@ -155,15 +155,25 @@ const ClockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'must
 /**
  * Local hours the campaign may send in; outside them it sleeps (messages already sent are still tracked).
  * `end` before `start` spans midnight; `days` (default every day) names the days a window starts on.
+ * `timeZone: 'recipient'` puts the window in each recipient's zone: their `timeZoneField` (default a field
+ * named timezone, time_zone or tz), else their number's country's zone when it has one, else `defaultTimeZone`.
  */
 export const SendWindow = z
   .strictObject({
     start: ClockTime,
     end: ClockTime,
-    timeZone: TimeZone,
+    timeZone: z.union([z.literal(RECIPIENT_TIME_ZONE), TimeZone]),
     days: z.array(Weekday).min(1).max(7).optional(),
+    /** With `timeZone: 'recipient'`: the audience field holding each recipient's IANA zone. */
+    timeZoneField: z.string().min(1).max(100).optional(),
+    /** With `timeZone: 'recipient'`: the zone of a recipient without one (no field, a country of several zones). */
+    defaultTimeZone: TimeZone.optional(),
   })
-  .refine((w) => w.start !== w.end, { message: 'start and end must differ', path: ['end'] });
+  .refine((w) => w.start !== w.end, { message: 'start and end must differ', path: ['end'] })
+  .refine((w) => w.timeZone === RECIPIENT_TIME_ZONE || (!w.timeZoneField && !w.defaultTimeZone), {
+    message: "timeZoneField and defaultTimeZone need timeZone: 'recipient'",
+    path: ['timeZone'],
+  });
 export type SendWindow = z.infer<typeof SendWindow>;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -200,6 +210,10 @@ export const CampaignInput = z
     defaultCountry: CountryCode.optional(),
     /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
+  })
+  .refine((c) => c.audience.type !== 'inline' || c.sendWindow?.timeZone !== RECIPIENT_TIME_ZONE, {
+    message: "timeZone 'recipient' needs a file, URL or loader audience (each recipient's zone is found as it is read)",
+    path: ['sendWindow', 'timeZone'],
   })
   .refine((c) => c.audience.type !== 'inline' || uniformText(c.message) !== null, {
     message:

@@ -109,3 +109,6 @@ export const CONTACT_CHECK_DEFAULT_CONCURRENCY = 10;
  * continuing as new.
  */
 export const CONTACT_CHECK_DEFAULT_PER_RUN = 500;
+
+/** `sendWindow.timeZone` for a window in each recipient's own local time. */
+export const RECIPIENT_TIME_ZONE = 'recipient';

@@ -49,6 +49,8 @@ export interface CampaignFlags {
   window?: string;
   windowTimeZone?: string;
   windowDays?: string;
+  timeZoneField?: string;
+  defaultTimeZone?: string;
   waitWindow?: number;
   preflight?: boolean;
   maxOutstanding?: number;
@@ -105,8 +107,19 @@ export function addCampaignOptions(command: Command, { required }: { required: b
       positiveInt('--chunks-in-flight'),
     )
     .option('--window <HH:MM-HH:MM>', 'send only between these local times (e.g. 09:00-18:00)')
-    .option('--window-time-zone <tz>', 'time zone of --window, e.g. Africa/Lagos')
+    .option(
+      '--window-time-zone <tz>',
+      "time zone of --window, e.g. Africa/Lagos, or 'recipient' for each recipient's own local hours",
+    )
     .option('--window-days <days>', 'days the window opens, e.g. mon,tue,wed,thu,fri')
+    .option(
+      '--time-zone-field <name>',
+      "with --window-time-zone recipient: the audience field holding each recipient's zone (default timezone, time_zone or tz)",
+    )
+    .option(
+      '--default-time-zone <tz>',
+      "with --window-time-zone recipient: the zone of a recipient whose zone is neither given nor told by their number's country",
+    )
     .option(
       '--wait-window <duration>',
       'how long each message may take to reach a final state, e.g. 30m or 1h30m (default 6h)',
@@ -134,8 +147,15 @@ export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown
   if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;
   if (flags.defaultCountry !== undefined) fields.defaultCountry = flags.defaultCountry;
   if (flags.window !== undefined) fields.sendWindow = windowFrom(flags);
-  else if (flags.windowTimeZone !== undefined || flags.windowDays !== undefined)
-    throw new CliInputError('--window-time-zone and --window-days need --window');
+  else if (
+    flags.windowTimeZone !== undefined ||
+    flags.windowDays !== undefined ||
+    flags.timeZoneField !== undefined ||
+    flags.defaultTimeZone !== undefined
+  )
+    throw new CliInputError(
+      '--window-time-zone, --window-days, --time-zone-field and --default-time-zone need --window',
+    );
   return fields;
 }
 
@@ -199,7 +219,14 @@ function windowFrom(flags: CampaignFlags): Record<string, unknown> {
   const days = flags.windowDays?.split(',').map((d) => d.trim().toLowerCase().slice(0, 3));
   const badDay = days?.find((d) => !Weekday.safeParse(d).success);
   if (badDay !== undefined) throw new CliInputError(`--window-days: "${badDay}" is not a day (mon, tue, …)`);
-  return { start: match[1], end: match[2], timeZone: flags.windowTimeZone, ...(days ? { days } : {}) };
+  return {
+    start: match[1],
+    end: match[2],
+    timeZone: flags.windowTimeZone,
+    ...(days ? { days } : {}),
+    ...(flags.timeZoneField !== undefined ? { timeZoneField: flags.timeZoneField } : {}),
+    ...(flags.defaultTimeZone !== undefined ? { defaultTimeZone: flags.defaultTimeZone } : {}),
+  };
 }
 
 /** Runs `fn` with a Msgflow on the configured Temporal, turning expected failures into clear messages. */

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -119,6 +120,54 @@ describe('personal campaign texts', () => {
     expect(JSON.parse(uniform.stdout)).toMatchObject({ sent: 4, chunks: 1 });
     expect((await text(chidi))[0]).toBe('Clinic notice: bring your card {ID}.');
   });
+
+  it(
+    'runs a personal reminder schedule from a CSV with names and time zones, each in their local hours',
+    { timeout: 120_000 },
+    async () => {
+      const [lagos, tokyo] = ['2348050000021', '2348050000022'];
+      writeFileSync(
+        join(cwd, 'appointments.csv'),
+        ['name,phone,clinic,timezone', `Ada,${lagos},Lekki,`, `Kenji,${tokyo},Shibuya,Asia/Tokyo`, ''].join('\n'),
+      );
+      const id = `personal-schedule-${Date.now()}`;
+      const created = await msgflow(
+        'schedule',
+        'create',
+        id,
+        '--cron',
+        '0 9 * * MON',
+        '--catchup-window',
+        '10m',
+        '--paused',
+        '--sender',
+        'ACME',
+        '--message',
+        'Hi {name}, your appointment at {clinic} is tomorrow.',
+        '--file',
+        'appointments.csv',
+        // Open all day but one second, in each recipient's zone (the Lagos one told by the number).
+        '--window',
+        '00:00:00-23:59:59',
+        '--window-time-zone',
+        'recipient',
+        '--json',
+      );
+      expect(created.stderr).toBe('');
+      expect(JSON.parse(created.stdout)).toMatchObject({
+        campaign: { sendWindow: { timeZone: 'recipient' } },
+      });
+      expect((await msgflow('schedule', 'trigger', id)).stdout).toContain('triggered');
+      const inbox = async (n: string) => (await stack.admin.inbox(n)).map((m) => m.text);
+      await waitFor(async () => (await inbox(tokyo)).length && (await inbox(lagos)).length, 'both reminders', {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      });
+      expect(await inbox(lagos)).toEqual(['Hi Ada, your appointment at Lekki is tomorrow.']);
+      expect(await inbox(tokyo)).toEqual(['Hi Kenji, your appointment at Shibuya is tomorrow.']);
+      expect((await msgflow('schedule', 'delete', id)).stdout).toContain('deleted');
+    },
+  );
 
   it('fails pre-flight naming the missing field and the row, sending nothing', { timeout: 120_000 }, async () => {
     writeFileSync(

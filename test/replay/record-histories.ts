@@ -7,7 +7,9 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { formatTimestamp } from '../../src/api/common.js';
 import { signWebhook } from '../../src/api/signature.js';
@@ -145,6 +147,29 @@ try {
   });
   await campaign.result();
   await save('sms-campaign', campaign.workflowId);
+
+  // Personal texts in each recipient's local hours, from a CSV: two share a text, one zone told by the number.
+  const dir = mkdtempSync(join(tmpdir(), 'record-'));
+  try {
+    const path = join(dir, 'reminders.csv');
+    writeFileSync(
+      path,
+      ['name,phone,timezone', 'Ada,2348012340011,', 'Ada,2348012340012,', 'Kenji,2348012340013,Asia/Tokyo', ''].join(
+        '\n',
+      ),
+    );
+    const personal = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'Hi {name}, see you tomorrow',
+      audience: { type: 'file', path },
+      sendWindow: { start: '00:00:00', end: '23:59:59', timeZone: 'recipient' },
+      waitWindowMs: 3000,
+    });
+    await personal.result();
+    await save('sms-campaign-personal-local-hours', personal.workflowId);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } finally {
   await stack.close();
   await temporal.stop();

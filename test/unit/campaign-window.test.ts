@@ -1,6 +1,6 @@
 /** Send windows in local time: open/closed, the next opening across midnight, weekdays and DST. */
 import { describe, expect, it } from 'vitest';
-import { msUntilWindowOpens, nextWindowOpening } from '../../workflows/campaign-window.js';
+import { msUntilWindowOpens, nextWindowOpening } from '../../src/definitions/send-window.js';
 
 const at = (iso: string) => Date.parse(iso);
 const MINUTE = 60_000;

@@ -2,7 +2,8 @@
  * Send windows in local time ("09:00-18:00 Africa/Lagos, Mon-Fri"), computed with Intl over the workflow's
  * deterministic clock. Pure functions: safe in workflow code, unit-tested on their own.
  */
-import type { SendWindow, Weekday } from '../src/api/campaign-io.js';
+import type { SendWindow, Weekday } from '../api/campaign-io.js';
+import { RECIPIENT_TIME_ZONE } from '../api/constants.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const WEEKDAY_INDEX: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
@@ -90,4 +91,25 @@ export function nextWindowOpening(now: number, window: SendWindow): number | nul
     if (opening > wallMs) return instantOfWall(opening, window.timeZone, now);
   }
   return null; // unreachable: `days` is never empty
+}
+
+/**
+ * The failure a chunk send raises when its window closed before the request was made (nothing was sent):
+ * the chunk waits for the window's next opening.
+ */
+export const SEND_WINDOW_CLOSED = 'SendWindowClosed';
+
+/** A send request's window, checked by the activity right before it calls the provider. */
+export interface RequestWindow {
+  /** The window, in the zone of this request's recipients. */
+  window: SendWindow;
+  /** An earlier attempt under the same idempotency key may have been sent: complete it, window or not. */
+  mayHaveBeenSent: boolean;
+}
+
+/** The window a chunk is sent in: the campaign's, or in the chunk's own zone for a window in local hours. */
+export function windowOfChunk(window: SendWindow | undefined, chunkTimeZone: string | undefined): SendWindow | null {
+  if (!window) return null;
+  if (window.timeZone !== RECIPIENT_TIME_ZONE) return window;
+  return chunkTimeZone ? { ...window, timeZone: chunkTimeZone } : null;
 }
