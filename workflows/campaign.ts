@@ -132,9 +132,17 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   const hasMoreToSend = () => state.pendingChunks.length > 0 || audienceRemains();
   /** A window in each recipient's local hours: each chunk waits for its own zone's window. */
   const localHours = inRecipientZones(input);
+  // Per zone and instant: a page of personal texts queues up to a thousand chunks in a handful of zones.
+  const openings = new Map<string, number | null>();
   const chunkOpensAt = (chunk: PendingChunk) => {
     const window = windowOfChunk(input.sendWindow, chunk.timeZone);
-    return window ? nextWindowOpening(Date.now(), window) : null;
+    if (!window) return null;
+    const key = `${Date.now()} ${window.timeZone}`;
+    if (!openings.has(key)) {
+      if (openings.size > 64) openings.clear();
+      openings.set(key, nextWindowOpening(Date.now(), window));
+    }
+    return openings.get(key)!;
   };
   const unsentPendingChunk = () =>
     state.pendingChunks.find((c) => !sending.has(c.number) && (!localHours || chunkOpensAt(c) === null));

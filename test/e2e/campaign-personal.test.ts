@@ -21,6 +21,13 @@ const baseEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
 );
 
+/** Every byte string in `value` (a history's payload data), read as UTF-8. */
+function bytesIn(value: unknown): string[] {
+  if (value instanceof Uint8Array) return [Buffer.from(value).toString('utf8')];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.values(value).flatMap(bytesIn);
+}
+
 describe('personal campaign texts', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
@@ -166,6 +173,36 @@ describe('personal campaign texts', () => {
       expect(await inbox(lagos)).toEqual(['Hi Ada, your appointment at Lekki is tomorrow.']);
       expect(await inbox(tokyo)).toEqual(['Hi Kenji, your appointment at Shibuya is tomorrow.']);
       expect((await msgflow('schedule', 'delete', id)).stdout).toContain('deleted');
+    },
+  );
+
+  it(
+    'sends a page of distinct texts one request each across continue-as-new, without texts in the history',
+    { timeout: 180_000 },
+    async () => {
+      const count = 120;
+      const numbers = Array.from({ length: count }, (_, i) => `23480510${String(i).padStart(5, '0')}`);
+      const path = join(cwd, 'many.ndjson');
+      writeFileSync(path, numbers.map((phone, i) => JSON.stringify({ phone, ref: `R-${i}` })).join('\n'));
+      const run = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'Your reference is {ref}',
+        audience: { type: 'file', path },
+        chunksInFlight: 8,
+        maxEventsPerRun: 200, // several runs: pending requests are handed on
+      });
+      const result = await run.result();
+      expect(result).toMatchObject({ sent: count, chunks: count, counts: { delivered: count } });
+      expect(result.runs).toBeGreaterThan(1);
+      expect((await stack.admin.inbox(numbers[77]!)).map((m) => m.text)).toEqual(['Your reference is R-77']);
+      const requests = await requestOf(numbers);
+      expect(new Set(requests.values()).size).toBe(count);
+      // The history of the last run holds numbers and groups, never a rendered text.
+      const history = await stack.temporal.workflow.getHandle(run.workflowId).fetchHistory();
+      const payloads = bytesIn(history).join('\n'); // this stack has no key: payloads are plain JSON
+      expect(payloads).toContain(numbers.at(-1)); // the numbers are there…
+      expect(payloads).toContain('Your reference is {ref}'); // …and the template…
+      expect(payloads).not.toContain('Your reference is R-'); // …but no rendered text
     },
   );
 
