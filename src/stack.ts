@@ -188,6 +188,7 @@ async function startWorker(
     maxCachedWorkflows: options.maxCachedWorkflows,
     dataConverter,
     otpKeyRing: options.otpKeys?.sealing,
+    logger: options.logger,
   });
   const workerRun = worker.run();
   cleanups.push(async () => {

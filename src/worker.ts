@@ -10,8 +10,8 @@ import { type AudienceLoaders, importAudienceLoaders } from '../activities/audie
 import { MessagingClient } from './client/client.js';
 import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, StoreEnv, WorkerEnv } from './config.js';
 import type { KeyRing } from './crypto/keyring.js';
-import { providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
-import { createLogger } from './log.js';
+import { providerQueueRate, providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
+import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpSealKeyRingFromEnv } from './starter/otp.js';
@@ -51,6 +51,8 @@ export interface MsgflowWorkerOptions {
   dataConverter?: DataConverter;
   /** Opens sealed OTP codes in the verify activity (MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY). */
   otpKeyRing?: KeyRing;
+  /** Where the worker says how the provider queue is paced when that needs the operator's attention. */
+  logger?: Logger;
 }
 
 export interface MsgflowWorker {
@@ -75,17 +77,19 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     activities: createWorkflowQueueActivities(store, { audienceLoaders: options.audienceLoaders }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
   });
+  const providerQueue = providerTaskQueue(taskQueue);
+  const partitions = await providerQueuePartitions(connection, namespace, providerQueue, options.logger);
   const provider = await Worker.create({
     connection,
     namespace,
-    taskQueue: providerTaskQueue(taskQueue),
+    taskQueue: providerQueue,
     dataConverter,
     activities: createProviderQueueActivities(messaging, store, {
       otpKeyRing: options.otpKeyRing,
       audienceLoaders: options.audienceLoaders,
     }),
     interceptors: { activity: [providerMetricsInterceptor] },
-    maxTaskQueueActivitiesPerSecond: options.providerRatePerMinute / 60,
+    maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
   });
   return {
     run: async () => {
@@ -98,6 +102,43 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     },
   };
 }
+
+/**
+ * How many partitions the server keeps for the provider queue. It splits the queue's rate evenly across them
+ * and a partition with no task waiting loses its share, so a queue of a few requests a second should have one
+ * (see docs/architecture.md); the rate is computed for what the server says, so no provider window overflows.
+ */
+async function providerQueuePartitions(
+  connection: NativeConnection,
+  namespace: string,
+  queue: string,
+  logger: Logger = silentLogger,
+): Promise<number> {
+  const advice = `set matching.numTaskqueueReadPartitions and matching.numTaskqueueWritePartitions to 1 for task queue ${queue} in the server's dynamic config`;
+  try {
+    const { activityTaskQueuePartitions } = await connection.workflowService.listTaskQueuePartitions({
+      namespace,
+      taskQueue: { name: queue },
+    });
+    const partitions = Math.max(activityTaskQueuePartitions?.length ?? 1, 1);
+    if (partitions > 1)
+      logger.warn(
+        `the provider queue has ${partitions} partitions: the server splits its rate across them, so campaigns reach about 75-80% of the provider's limit; ${advice}`,
+        { queue, partitions },
+      );
+    return partitions;
+  } catch (error) {
+    const assumed = SERVER_DEFAULT_PARTITIONS;
+    logger.warn(`could not read the provider queue's partitions; pacing it for the server default of ${assumed}`, {
+      queue,
+      error,
+    });
+    return assumed;
+  }
+}
+
+/** Temporal's default partitions per task queue (matching.numTaskqueueReadPartitions). */
+const SERVER_DEFAULT_PARTITIONS = 4;
 
 export async function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
   const { bundleWorkflowCode } = await loadWorkerSdk('bundling the workflows');
@@ -149,6 +190,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
     otpKeyRing: otpSealKeyRingFromEnv(env),
+    logger: createLogger('worker'),
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;

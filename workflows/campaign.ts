@@ -63,7 +63,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   const campaign: CampaignContext = { campaignId: `${workflowId}/${firstExecutionRunId}`, input, chunkSize };
   const maxOutstanding = Math.max(input.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding, chunkSize);
   const maxEventsPerRun = input.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun;
-  const chunksInFlight = input.chunksInFlight ?? CAMPAIGN_DEFAULTS.chunksInFlight;
+  const chunksInFlight = input.chunksInFlight ?? defaultChunksInFlight();
   const waitWindowMs = input.waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS;
 
   const state = carried ?? initialState(new Date(Date.now()).toISOString(), audienceCursorOf(input));
@@ -306,6 +306,11 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   await releaseMessages();
   await condition(allHandlersFinished);
   return resultOf(state, new Date(Date.now()).toISOString());
+}
+
+/** Runs started before the default rose from 4 keep 4, so their histories replay. */
+function defaultChunksInFlight(): number {
+  return patched('chunks-in-flight-8') ? CAMPAIGN_DEFAULTS.chunksInFlight : 4;
 }
 
 function audienceCursorOf(input: CampaignInput): AudienceCursor {

@@ -197,7 +197,7 @@ export const CampaignInput = z
     audience: AudienceSource,
     /** Recipients per send request (default and maximum: the provider's 1000). */
     chunkSize: z.number().int().min(1).max(MAX_RECIPIENTS_PER_REQUEST).optional(),
-    /** Chunk send requests in flight at once (default 4); the provider queue's rate limit still applies. */
+    /** Chunk send requests in flight at once (default 8); the provider queue's rate limit still applies. */
     chunksInFlight: z.number().int().min(1).max(16).optional(),
     sendWindow: SendWindow.optional(),
     /** How long each message may take to reach a final state before the provider is asked (ms). Default 6 h. */

@@ -103,7 +103,7 @@ export function addCampaignOptions(command: Command, { required }: { required: b
     .option('--chunk-size <n>', 'recipients per send request (max 1000)', positiveInt('--chunk-size'))
     .option(
       '--chunks-in-flight <n>',
-      'send requests in flight at once (default 4, max 16)',
+      'send requests in flight at once (default 8, max 16)',
       positiveInt('--chunks-in-flight'),
     )
     .option('--window <HH:MM-HH:MM>', 'send only between these local times (e.g. 09:00-18:00)')

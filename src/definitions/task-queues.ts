@@ -18,3 +18,21 @@ export function providerTaskQueue(workflowTaskQueue: string): string {
  * only with `matching.useNewMatcher` on (docs/temporal.md); without it the queues are first in, first out.
  */
 export const INTERACTIVE_PRIORITY = { priorityKey: 1 } as const;
+
+/**
+ * The rate (activities per second) the provider queue declares for a token allowing `limitPerMinute` requests
+ * in each of the provider's fixed one-minute windows. The Temporal server paces the queue with a token
+ * bucket per partition: its rate, plus a burst of one second's worth (at least one task) per partition; and a
+ * request dispatched just before a window ends can reach the provider just after it. So the rate leaves room
+ * for the bursts and for half a second of dispatch jitter, and no window counts more than the limit (120/min:
+ * 117/min declared on one partition).
+ */
+export function providerQueueRate(limitPerMinute: number, partitions = 1): number {
+  const bursts = partitions * Math.max(Math.ceil(limitPerMinute / 60 / partitions), 1);
+  const headroomed = (limitPerMinute - bursts) / (60 + DISPATCH_JITTER_SECONDS);
+  // Tiny limits cannot leave that room: half the limit keeps them paced, if not guaranteed.
+  return Math.max(headroomed, limitPerMinute / 2 / 60);
+}
+
+/** How late a dispatched provider request may reach the provider, counted against its one-minute window. */
+const DISPATCH_JITTER_SECONDS = 0.5;

@@ -17,21 +17,6 @@ import { searchAttributeFlags } from '../definitions/search-attributes.js';
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
-/**
- * Server settings msgflow relies on; a cluster operator sets the same keys in the server's dynamic config
- * (docs/temporal.md). Task-queue priority (interactive sends before campaign chunks on the provider queue)
- * takes effect on server 1.29 only with the new matcher. One partition per task queue: priority orders a
- * partition's tasks and the queue's rate is split among its partitions, so with the default 4 an OTP
- * waited for its partition's quarter of the rate (up to 2 s at 120/min) while the others sent chunks. A
- * faster transfer-queue reader: at its default of 20 reads a second per history shard (the dev server has
- * one), every step from a workflow task to the next task or activity waited up to 50 ms for it.
- */
-const DYNAMIC_CONFIG: Array<[string, string]> = [
-  ['matching.useNewMatcher', 'true'],
-  ['matching.numTaskqueueReadPartitions', '1'],
-  ['matching.numTaskqueueWritePartitions', '1'],
-  ['history.transferProcessorMaxPollRPS', '1000'],
-];
 /** Tries when a port we picked was taken by someone else before the server bound it. */
 const PORT_ATTEMPTS = 3;
 
@@ -65,7 +50,25 @@ export interface DevServerOptions {
   /** A CLI to run instead of resolving one (`resolveTemporalCli`). */
   cliPath?: string;
   readyTimeoutMs?: number;
+  /** Server dynamic config (`--dynamic-config-value key=json`), over DEV_SERVER_DYNAMIC_CONFIG. */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
+
+/**
+ * Server settings msgflow relies on; a cluster operator sets the same keys in the server's dynamic config
+ * (deploy/temporal-dynamic-config.yaml, docs/temporal.md). Task-queue priority (interactive sends before
+ * campaign chunks on the provider queue) takes effect on server 1.29 only with the new matcher. One partition
+ * per task queue: the server splits a queue's rate across its partitions (4 by default), a partition with no
+ * task waiting loses its share (campaigns reached 75-80% of the provider's limit), and priority orders only a
+ * partition's own tasks. A faster transfer-queue reader: at its default of 20 reads a second per history shard
+ * (the dev server has one), every step from a workflow task to the next task or activity waited up to 50 ms.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = {
+  'matching.useNewMatcher': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+  'history.transferProcessorMaxPollRPS': 1000,
+};
 
 export class DevServerError extends Error {
   override name = 'DevServerError';
@@ -119,7 +122,8 @@ async function startOnce(
   args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (opts.codecEndpoint) args.push('--ui-codec-endpoint', opts.codecEndpoint);
   args.push(...searchAttributeFlags());
-  args.push(...DYNAMIC_CONFIG.flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]));
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig }))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const child = spawn(cli, args, {
     // Its own process group, so stop() reaches anything it spawns; and no TEMPORAL_* client settings,

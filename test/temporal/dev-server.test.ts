@@ -69,6 +69,13 @@ describe('startDevServer', () => {
       const custom = await customAttributes(connection, 'msgflow-test');
       expect(Object.keys(custom)).toEqual(expect.arrayContaining(msgflowNames));
       for (const name of msgflowNames) expect(custom[name], name).toBe(KEYWORD);
+      // One partition per queue, so the provider queue's rate is not split across partitions.
+      const partitions = await connection.workflowService.listTaskQueuePartitions({
+        namespace: 'msgflow-test',
+        taskQueue: { name: 'msgflow-provider' },
+      });
+      expect(partitions.activityTaskQueuePartitions).toHaveLength(1);
+      expect(partitions.workflowTaskQueuePartitions).toHaveLength(1);
     } finally {
       await connection.close();
     }
