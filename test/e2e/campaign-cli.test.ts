@@ -3,35 +3,23 @@
  * stack: a campaign with live progress and its result, status, clear errors for bad input, and every
  * schedule operation.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
+import { runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
-const main = join(root, 'src/cli/main.ts');
 // A directory of its own, so no .data/dev.env of a developer's `msgflow dev` run leaks in.
 const cwd = mkdtempSync(join(tmpdir(), 'campaign-cli-'));
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
-);
 
 describe('msgflow campaign and schedule', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
 
-  function msgflow(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((done) => {
-      execFile(tsx, [main, ...args], { cwd, env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
-  }
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: cwd, env });
 
   beforeAll(async () => {
     stack = await startTestStack();

@@ -5,22 +5,16 @@
  * daylight-saving time, so the same local window of 14 min 50 s closes in Dhaka 10 s before it opens in
  * Kathmandu. The request-time check is shown by a rate limit that holds a request until its window closed.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
+import { runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
-const main = join(root, 'src/cli/main.ts');
 const cwd = mkdtempSync(join(tmpdir(), 'campaign-local-hours-'));
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
-);
 
 /** The wall-clock time HH:MM:SS at `instant` in a zone `offsetMinutes` ahead of UTC. */
 function localClock(instant: number, offsetMinutes: number): string {
@@ -33,13 +27,7 @@ describe('send windows in local hours', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
 
-  function msgflow(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((done) => {
-      execFile(tsx, [main, ...args], { cwd, env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
-  }
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: cwd, env });
   const sentAt = async (n: string) => (await stack.admin.inbox(n)).map((m) => Date.parse(m.created_at));
 
   beforeAll(async () => {

@@ -4,22 +4,16 @@
  * share one provider request (counted at the sandbox by its request ids), and a row without a field the
  * template names fails pre-flight, naming the field and the row, before anything is sent.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
+import { runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
-const main = join(root, 'src/cli/main.ts');
 const cwd = mkdtempSync(join(tmpdir(), 'campaign-personal-'));
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
-);
 
 /** Every byte string in `value` (a history's payload data), read as UTF-8. */
 function bytesIn(value: unknown): string[] {
@@ -32,13 +26,7 @@ describe('personal campaign texts', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
 
-  function msgflow(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((done) => {
-      execFile(tsx, [main, ...args], { cwd, env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
-  }
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: cwd, env });
 
   /** The sandbox's request id (`campaign_id`) of each message sent to these numbers. */
   async function requestOf(numbers: string[]): Promise<Map<string, string | null>> {

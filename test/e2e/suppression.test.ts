@@ -4,26 +4,20 @@
  * (its inbox), and is counted; sendSms ends with a suppressed result; a schedule's each run reads the list as
  * it is then; the CLI imports opt-outs, lists them, and erases one person's number.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateKey } from '../../src/crypto/keyring.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { keyRingOf } from '../../src/temporal/data-converter.js';
+import { runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
-const main = join(root, 'src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'suppression-'));
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
-);
 
 const A = '2348030000031';
 const B = '2348030000032';
@@ -36,13 +30,7 @@ describe('suppression list', () => {
   const lookupKey = randomBytes(32);
   const storeFile = join(dir, 'msgflow.db');
 
-  function msgflow(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((done) => {
-      execFile(tsx, [main, ...args], { cwd: dir, env: { ...baseEnv, ...env } }, (error, stdout, stderr) => {
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
-  }
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: dir, env });
 
   /** What the sandbox charged for SMS to `digits`: ledger entries. */
   const charges = async (digits: string) =>
