@@ -185,9 +185,17 @@ describe('personal campaign texts', () => {
       expect((await stack.admin.inbox(numbers[77]!)).map((m) => m.text)).toEqual(['Your reference is R-77']);
       const requests = await requestOf(numbers);
       expect(new Set(requests.values()).size).toBe(count);
-      // The history of the last run holds numbers and groups, never a rendered text.
-      const history = await stack.temporal.workflow.getHandle(run.workflowId).fetchHistory();
-      const payloads = bytesIn(history).join('\n'); // this stack has no key: payloads are plain JSON
+      // The histories of its runs hold numbers and groups, never a rendered text.
+      // Visibility may lag a moment behind the last continue-as-new.
+      const runIds = await waitFor(async () => {
+        const ids: string[] = [];
+        for await (const { runId } of stack.temporal.workflow.list({ query: `WorkflowId = '${run.workflowId}'` }))
+          ids.push(runId);
+        return ids.length === result.runs && ids;
+      }, 'every run of the campaign in the list');
+      const handle = (runId: string) => stack.temporal.workflow.getHandle(run.workflowId, runId);
+      const histories = await Promise.all(runIds.map((runId) => handle(runId).fetchHistory()));
+      const payloads = bytesIn(histories).join('\n'); // this stack has no key: payloads are plain JSON
       expect(payloads).toContain(numbers.at(-1)); // the numbers are there…
       expect(payloads).toContain('Your reference is {ref}'); // …and the template…
       expect(payloads).not.toContain('Your reference is R-'); // …but no rendered text
