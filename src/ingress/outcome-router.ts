@@ -79,24 +79,15 @@ interface PendingSignal {
   due: boolean;
 }
 
-/** Workflows whose last batch size is remembered; the oldest is forgotten beyond this. */
-const REMEMBERED_WORKFLOWS = 1000;
-
 /**
  * One signal per workflow per short window, carrying every outcome the window gathered for it, and at most
  * one signal in flight per workflow: Temporal applies a workflow's signals one at a time anyway, so while
  * one is on its way the next keeps gathering, and a busy server gets fewer, fuller signals (fewer history
  * events and workflow tasks) instead of a queue of small ones on the same workflow.
- *
- * A provider keeps a steady number of deliveries in flight and sends the next ones only once these are
- * answered, so a batch that has gathered as many requests as the workflow's previous one holds everything
- * that is coming: it goes at once rather than waiting out its window.
  */
 class SignalCoalescer {
   private readonly pending = new Map<string, PendingSignal>();
   private readonly inFlight = new Set<string>();
-  /** Requests answered by the last signal to each recently signalled workflow, oldest first. */
-  private readonly lastBatchSize = new Map<string, number>();
   private readonly coalesceMs: number;
   private readonly maxOutcomes: number;
 
@@ -115,8 +106,7 @@ class SignalCoalescer {
       }
       for (const outcome of outcomes) batch.outcomes.set(outcome.providerMessageId, outcome);
       batch.callers.push({ resolve, reject });
-      const expected = this.lastBatchSize.get(workflowId) ?? Infinity;
-      if (batch.outcomes.size >= this.maxOutcomes || batch.callers.length >= expected) this.close(workflowId);
+      if (batch.outcomes.size >= this.maxOutcomes) this.close(workflowId);
     });
   }
 
@@ -133,7 +123,6 @@ class SignalCoalescer {
   private flush(workflowId: string, batch: PendingSignal): void {
     this.pending.delete(workflowId);
     this.inFlight.add(workflowId);
-    this.remember(workflowId, batch.callers.length);
     this.signalAll(workflowId, [...batch.outcomes.values()])
       .then(
         () => {
@@ -149,13 +138,6 @@ class SignalCoalescer {
         const next = this.pending.get(workflowId);
         if (next?.due) this.flush(workflowId, next);
       });
-  }
-
-  private remember(workflowId: string, size: number): void {
-    this.lastBatchSize.delete(workflowId);
-    this.lastBatchSize.set(workflowId, size);
-    if (this.lastBatchSize.size > REMEMBERED_WORKFLOWS)
-      this.lastBatchSize.delete(this.lastBatchSize.keys().next().value!);
   }
 
   /** A batch that outgrew the limit while waiting for the signal before it goes as several, in turn. */

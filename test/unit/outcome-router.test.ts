@@ -82,33 +82,6 @@ describe('outcome router', () => {
     expect(answered.sort()).toEqual(['evt_0', 'evt_1', 'evt_2']);
   });
 
-  it('sends a batch without waiting out its window once it holds as many requests as the previous one', async () => {
-    // A window far longer than the test: only a full batch (by outcomes, then by requests) can go.
-    const router = outcomeRouter({
-      store,
-      client: recordingClient(calls),
-      coalesceMs: 60_000,
-      maxOutcomesPerSignal: 3,
-    });
-    const first = Promise.all([
-      router.deliver([event('m0'), event('m1')], 'evt_0'),
-      router.deliver([event('m2')], 'evt_1'),
-    ]);
-    await until(() => calls.length === 1);
-    calls[0]!.answer();
-    await first;
-
-    const third = router.deliver([event('m3')], 'evt_2');
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(calls).toHaveLength(1);
-    const fourth = router.deliver([event('m4')], 'evt_3');
-    // Two requests, as the previous signal answered: this one goes now, with two outcomes of the three allowed.
-    await until(() => calls.length === 2);
-    expect(calls[1]!.outcomes.map((o) => o.providerMessageId).sort()).toEqual(['m3', 'm4']);
-    calls[1]!.answer();
-    await Promise.all([third, fourth]);
-  });
-
   it('sends a batch that outgrew the limit while it waited as several signals, none over the limit', async () => {
     const router = outcomeRouter({ store, client: recordingClient(calls), coalesceMs: 1, maxOutcomesPerSignal: 3 });
     const first = router.deliver([event('m0')], 'evt_0');
