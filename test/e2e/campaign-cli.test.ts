@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { runMsgflow } from '../support/cli.js';
+import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 
 // A directory of its own, so no .data/dev.env of a developer's `msgflow dev` run leaks in.
@@ -19,16 +19,11 @@ describe('msgflow campaign and schedule', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
 
-  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: cwd, env });
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd, env });
 
   beforeAll(async () => {
     stack = await startTestStack();
-    const temporal = inject('temporal');
-    env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      MSGFLOW_TASK_QUEUE: stack.taskQueue,
-    };
+    env = cliEnvFor(stack);
   });
   afterAll(async () => {
     await stack?.close();

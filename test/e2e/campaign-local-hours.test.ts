@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
-import { runMsgflow } from '../support/cli.js';
+import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -27,17 +27,12 @@ describe('send windows in local hours', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
 
-  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: cwd, env });
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd, env });
   const sentAt = async (n: string) => (await stack.admin.inbox(n)).map((m) => Date.parse(m.created_at));
 
   beforeAll(async () => {
     stack = await startTestStack({ initialBalance: 100_000 });
-    const temporal = inject('temporal');
-    env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      MSGFLOW_TASK_QUEUE: stack.taskQueue,
-    };
+    env = cliEnvFor(stack);
   });
   afterAll(async () => {
     await stack?.close();

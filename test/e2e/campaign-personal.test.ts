@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
-import { runMsgflow } from '../support/cli.js';
+import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -26,7 +26,7 @@ describe('personal campaign texts', () => {
   let stack: RunningStack;
   let env: Record<string, string>;
 
-  const msgflow = (...args: string[]) => runMsgflow(args, { cwd: cwd, env });
+  const msgflow = (...args: string[]) => runMsgflow(args, { cwd, env });
 
   /** The sandbox's request id (`campaign_id`) of each message sent to these numbers. */
   async function requestOf(numbers: string[]): Promise<Map<string, string | null>> {
@@ -40,12 +40,7 @@ describe('personal campaign texts', () => {
 
   beforeAll(async () => {
     stack = await startTestStack();
-    const temporal = inject('temporal');
-    env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      MSGFLOW_TASK_QUEUE: stack.taskQueue,
-    };
+    env = cliEnvFor(stack);
   });
   afterAll(async () => {
     await stack?.close();

@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/crypto/keyring.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { keyRingOf } from '../../src/temporal/data-converter.js';
-import { runMsgflow } from '../support/cli.js';
+import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -43,11 +43,8 @@ describe('suppression list', () => {
       encryptionKey,
       store: { file: storeFile, encryption: { ring: keyRingOf(encryptionKey), lookupKey } },
     });
-    const temporal = inject('temporal');
     env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      MSGFLOW_TASK_QUEUE: stack.taskQueue,
+      ...cliEnvFor(stack),
       MSGFLOW_STORE_FILE: storeFile,
       MSGFLOW_ENCRYPTION_KEY: encryptionKey,
       MSGFLOW_STORE_LOOKUP_KEY: lookupKey.toString('base64'),

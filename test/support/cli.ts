@@ -4,6 +4,8 @@
  */
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { inject } from 'vitest';
+import type { RunningStack } from '../../src/stack.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -29,4 +31,14 @@ export function runMsgflow(args: string[], options: { cwd: string; env?: Record<
       },
     );
   });
+}
+
+/** The settings that point the command at a test stack: the run's Temporal and the stack's task queue. */
+export function cliEnvFor(stack: RunningStack): Record<string, string> {
+  const temporal = inject('temporal');
+  return {
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    MSGFLOW_TASK_QUEUE: stack.taskQueue,
+  };
 }

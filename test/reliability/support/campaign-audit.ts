@@ -6,6 +6,7 @@
  * continue-as-new run of its history.
  */
 import type { Client } from '@temporalio/client';
+import { expect } from 'vitest';
 import type { temporal } from '@temporalio/proto';
 import type { CampaignResult } from '../../../src/api/campaign-io.js';
 import { FINAL_STATUSES } from '../../../src/api/constants.js';
@@ -14,6 +15,7 @@ import { campaignKeyOf } from '../../../src/definitions/workflow-ids.js';
 import type { RunningStack } from '../../../src/stack.js';
 import type { MessageStore } from '../../../src/store/index.js';
 import { countByStatus, providerStatuses, reconcileStore } from './message-outcomes.js';
+import type { DeliveryStates } from './sandbox-deliveries.js';
 
 /** `size` distinct recipients (international digits): the five final-state magic numbers, then plain ones (delivered). */
 export function campaignAudience(size: number, prefix = '2348'): string[] {
@@ -108,3 +110,24 @@ export async function eventsOfAllRuns(
 
 export const smsCharges = async (stack: Pick<RunningStack, 'admin' | 'accountId'>): Promise<number> =>
   (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;
+
+/**
+ * What a campaign run through faults must show: nothing lost, duplicated or wrong, one charge each, the same
+ * counts in the result, the sandbox and the store, and every webhook delivery eventually accepted (none
+ * failed for good, none abandoned: `abandoned` counts the sandbox's "giving up" lines).
+ */
+export function expectCampaignIntact(
+  audit: Awaited<ReturnType<typeof auditCampaign>>,
+  result: CampaignResult,
+  recipients: number,
+  { states, abandoned }: { states: DeliveryStates['states']; abandoned: number },
+): void {
+  expect(audit).toMatchObject({ lost: 0, duplicates: 0, wrong: 0, charges: recipients });
+  expect(result).toMatchObject({ sent: recipients, duplicates: 0, notFinal: { count: 0 } });
+  expect(result.counts).toEqual({ delivered: recipients - 4, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
+  expect(audit.sandboxCounts).toEqual(result.counts);
+  expect(audit.storeCounts).toEqual(result.counts);
+  expect(states.failed ?? 0).toBe(0);
+  expect(abandoned).toBe(0);
+  expect(states.delivered).toBeGreaterThanOrEqual(recipients);
+}
