@@ -18,6 +18,7 @@ import type { WebhookTiming } from './options.js';
 import { collectBatches } from './webhook-outbox.js';
 
 interface DeliveryRow {
+  seq: number;
   id: string;
   webhook_id: string;
   body: string;
@@ -47,7 +48,8 @@ type AttemptResult = AttemptTiming &
   ({ ok: true; status: number } | { ok: false; status: number | null; error: string; retryAfterMs: number | null });
 
 export class WebhookDispatcher {
-  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Deliveries being attempted, by `seq`. */
+  private readonly inFlight = new Map<number, Promise<void>>();
   private readonly abort = new AbortController();
 
   constructor(
@@ -57,28 +59,38 @@ export class WebhookDispatcher {
     private readonly log: (line: string) => void = () => {},
   ) {}
 
-  /**
-   * Gathers batches and starts every due delivery not already in flight, up to the concurrency limit. Runs on
-   * each tick and again whenever a delivery finishes.
-   */
+  /** Gathers waiting batch items into deliveries, then starts what is due. Runs on each tick of the clock. */
   tick(): void {
     if (this.abort.signal.aborted) return;
     collectBatches(this.db, this.timing.batchMax, this.now());
+    this.startDue();
+  }
+
+  /**
+   * Starts every due delivery not already in flight, up to the concurrency limit. The due ones are picked by
+   * `seq` alone (the index holds it) and only those started are read whole: this runs each time a delivery
+   * finishes, and reading every in-flight body again each time made the cost grow with the concurrency.
+   */
+  private startDue(): void {
     const room = this.timing.concurrency - this.inFlight.size;
     if (room <= 0) return;
     const due = this.db
       .prepare(
-        `SELECT d.id, d.webhook_id, d.body, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until,
-                w.deleted_at
-           FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+        `SELECT d.seq FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
           WHERE d.state = 'pending' AND d.next_attempt_at <= ?
             AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = w.account_id AND a.webhooks_paused = 1)
           ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
       )
-      .all(this.now(), room + this.inFlight.size) as DeliveryRow[];
-    for (const delivery of due) {
+      .all(this.now(), room + this.inFlight.size) as { seq: number }[];
+    const read = this.db.prepare(
+      `SELECT d.seq, d.id, d.webhook_id, d.body, d.attempts, w.url, w.secret, w.previous_secret,
+              w.previous_secret_until, w.deleted_at
+         FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id WHERE d.seq = ?`,
+    );
+    for (const { seq } of due) {
       if (this.inFlight.size >= this.timing.concurrency) break;
-      if (this.inFlight.has(delivery.id)) continue;
+      if (this.inFlight.has(seq)) continue;
+      const delivery = read.get(seq) as DeliveryRow;
       if (!delivery.url || !delivery.secret || delivery.deleted_at !== null) {
         this.db
           .prepare("UPDATE deliveries SET state = 'cancelled', updated_at = ? WHERE id = ?")
@@ -86,17 +98,18 @@ export class WebhookDispatcher {
         continue;
       }
       const running = this.deliver(delivery).finally(() => {
-        this.inFlight.delete(delivery.id);
+        this.inFlight.delete(seq);
         this.refill();
       });
-      this.inFlight.set(delivery.id, running);
+      this.inFlight.set(seq, running);
     }
   }
 
   /** Starts the next due delivery at once rather than on the next tick, so the receiver sets the pace. */
   private refill(): void {
+    if (this.abort.signal.aborted) return;
     try {
-      this.tick();
+      this.startDue();
     } catch (error) {
       this.log(`sandbox: webhook dispatcher error: ${error instanceof Error ? error.message : String(error)}`);
     }

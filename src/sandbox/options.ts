@@ -89,7 +89,9 @@ export const DEFAULTS = {
     retryScheduleMs: [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000],
     timeoutMs: 10_000,
     batchMax: 100,
-    concurrency: 16,
+    // A provider sending at volume keeps many deliveries open: with few, a receiver that answers in 40 ms
+    // would be held to a few hundred bodies per second by the provider, not by its own speed.
+    concurrency: 64,
   } satisfies WebhookTiming,
   defaultRatePerMinute: 120,
   otpPerIpPerMinute: 30,
