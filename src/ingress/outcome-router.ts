@@ -1,6 +1,6 @@
 /**
- * Turns verified status events into outcome signals: every event is recorded in the message store first,
- * then each workflow waiting for one of the body's messages gets one signal carrying all of its outcomes.
+ * Turns verified status events into outcome signals: every event is recorded in the message store first
+ * (deliveries that arrive together share one transaction), then each workflow waiting for one of the body's messages gets one signal carrying all of its outcomes.
  * Signals for the same workflow from requests that arrive together are coalesced for a few milliseconds.
  * A body is acknowledged only once the store recorded it and Temporal accepted its signals; when either
  * cannot be reached the caller answers 503 so the provider redelivers (its retries are the buffer).
@@ -10,6 +10,7 @@ import type { MessageStatusEvent, RejectedEvent } from '../api/events.js';
 import type { MessageStore, WaiterOutcomes } from '../store/index.js';
 import { outcomeFromStore } from '../../activities/message-store.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
+import { GroupCommit } from './group-commit.js';
 
 export interface OutcomeRouter {
   /**
@@ -47,13 +48,14 @@ export interface OutcomeRouterOptions {
 
 export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
   const { store } = options;
+  const writer = new GroupCommit(store);
   const signals = new SignalCoalescer(options);
   return {
     async deliver(events, deliveryId, rejected = []) {
       let waiting: WaiterOutcomes[];
       try {
         for (const r of rejected) await store.recordRejected(r.reason, r.event);
-        waiting = await store.recordEvents(
+        waiting = await writer.record(
           events.map((e) => ({
             providerMessageId: e.provider_message_id,
             status: e.status,
