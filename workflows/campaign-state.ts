@@ -213,6 +213,13 @@ export function queueChunks(
   return chunks;
 }
 
+/** Group sizes that cut `count` recipients into chunks of at most `chunkSize`. */
+export function chunkSizes(count: number, chunkSize: number): Array<{ size: number }> {
+  const sizes: Array<{ size: number }> = [];
+  for (let from = 0; from < count; from += chunkSize) sizes.push({ size: Math.min(chunkSize, count - from) });
+  return sizes;
+}
+
 /**
  * A page's recipients and their groups (consecutive runs, as `queueChunks` takes them; all of them as one
  * group when absent) without the suppressed ones; a group left empty keeps its place with size 0.

@@ -2,7 +2,7 @@
  * The steps of a campaign that call activities: the pre-flight check, reading the next chunk of the
  * audience, sending a chunk. Each takes what it needs and changes the state only through campaign-state.
  */
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createAudienceActivities } from '../activities/audience.js';
 import type { CampaignChunkResult, createCampaignProviderActivities } from '../activities/campaign.js';
 import type { CampaignInput } from '../src/api/campaign-io.js';
@@ -11,6 +11,7 @@ import { uniformText } from '../src/api/message-template.js';
 import { countSegments } from '../src/api/segments.js';
 import {
   type CampaignState,
+  chunkSizes,
   type PendingChunk,
   queueChunks,
   recordInvalid,
@@ -57,6 +58,19 @@ export function isPersonal(input: CampaignInput): boolean {
 /** A send window in each recipient's own local hours: their zones are found as the audience is read. */
 export function inRecipientZones(input: CampaignInput): boolean {
   return input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE;
+}
+
+/** Chunks read at once from a file or URL when every recipient gets the same text at the same hours. */
+const CHUNKS_PER_UNIFORM_PAGE = 4;
+
+/**
+ * How many chunks one page read holds. A uniform campaign reads several, so the sends in flight do not each
+ * wait for a read of their own; personal texts and local hours keep one per page (their groups are per page).
+ * Runs recorded before this read one chunk per page, and replay so.
+ */
+function chunksPerPage(input: CampaignInput): number {
+  if (isPersonal(input) || inRecipientZones(input)) return 1;
+  return patched('several-chunks-per-page') ? CHUNKS_PER_UNIFORM_PAGE : 1;
 }
 
 /** What reading the audience needs beyond the page: the template to group by, the window to find zones for. */
@@ -170,12 +184,13 @@ export async function readNextChunk(
   } else {
     if (input.audience.type === 'inline') throw new Error('unreachable: an inline audience is read as a list');
     const page = { cursor: cursor.cursor, firstIndex: state.entriesRead };
+    const chunksPerRead = chunksPerPage(input);
     const read = await audience.readAudiencePage({
       campaignId,
       campaignStartedAt: state.startedAt,
       source: input.audience,
       cursor: cursor.cursor,
-      limit: chunkSize,
+      limit: chunkSize * chunksPerRead,
       firstIndex: state.entriesRead,
       defaultCountry: input.defaultCountry,
       ...groupingOf(input),
@@ -189,7 +204,8 @@ export async function readNextChunk(
     recordInvalid(state, read.invalid);
     recordSuppressed(state, screened.suppressed.length);
     const kept = withoutSuppressed(read.recipients, read.groups, screened.suppressed);
-    return queueChunks(state, kept.recipients, kept.groups, isPersonal(input) ? page : undefined)[0] ?? null;
+    const groups = chunksPerRead > 1 ? chunkSizes(kept.recipients.length, chunkSize) : kept.groups;
+    return queueChunks(state, kept.recipients, groups, isPersonal(input) ? page : undefined)[0] ?? null;
   }
 }
 
