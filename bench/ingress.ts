@@ -31,7 +31,7 @@ const SINGLE_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_EVENTS', 3000);
 /** Enough batch bodies (300) for a rate that is not over before the machine notices. */
 const BATCH_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_BATCH_EVENTS', 30_000);
 /** Bodies in flight at once: the sandbox's webhook dispatcher delivers up to 16 at a time by default. */
-const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 16);
+const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 64);
 const BATCH_SIZE = 100;
 const WARMUP_BODIES = 200;
 
