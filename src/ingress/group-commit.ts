@@ -2,7 +2,8 @@
  * Group commit for the ingress: the events of deliveries that arrive while the store is writing go to it
  * together, in one `recordEvents` transaction, instead of one transaction per delivery. Under load most
  * webhook bodies hold a single event, and a transaction's fixed cost (BEGIN, COMMIT and its WAL write, a
- * round trip to PostgreSQL) was most of each one's work. Each caller still gets only the waiters of its own events.
+ * round trip to PostgreSQL) was most of each one's work. Each caller still gets only the waiters of its own
+ * events.
  */
 import type { MessageStore, StatusEventRecord, WaiterOutcomes } from '../store/index.js';
 

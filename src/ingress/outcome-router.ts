@@ -1,6 +1,7 @@
 /**
  * Turns verified status events into outcome signals: every event is recorded in the message store first
- * (deliveries that arrive together share one transaction), then each workflow waiting for one of the body's messages gets one signal carrying all of its outcomes.
+ * (deliveries that arrive together share one transaction), then each workflow waiting for one of the body's
+ * messages gets one signal carrying all of its outcomes.
  * Signals for the same workflow from requests that arrive together are coalesced for a few milliseconds.
  * A body is acknowledged only once the store recorded it and Temporal accepted its signals; when either
  * cannot be reached the caller answers 503 so the provider redelivers (its retries are the buffer).
