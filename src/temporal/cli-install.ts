@@ -2,16 +2,13 @@
  * Getting a Temporal CLI onto this machine: `go install` into the cache, or the Temporal SDK's download.
  * Both leave either a complete executable at `dest` or nothing: a killed build never leaves half a binary.
  */
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { TEMPORAL_CLI_MODULE, TEMPORAL_CLI_VERSION } from './cli-version.js';
 import { importOptional } from '../optional-packages.js';
-import { withFileLock } from './file-lock.js';
-import { OutputTail } from './output-tail.js';
+import { buildInCache, runTool } from './cache-build.js';
 
 const BUILD_PREFIX = '.build-';
-const HEARTBEAT_MS = 60_000;
 
 export interface BuildRequest {
   go: string;
@@ -23,46 +20,25 @@ export interface BuildRequest {
 /** Builds the pinned CLI with `GOBIN=<temp dir> go install`, then renames it to `dest`. One build at a time. */
 export async function buildTemporalCli({ go, dest, env, log }: BuildRequest): Promise<string> {
   const cacheRoot = dirname(dirname(dest));
-  await mkdir(cacheRoot, { recursive: true });
-  const lock = join(cacheRoot, `${basename(dirname(dest))}.lock`);
-  return withFileLock(
-    lock,
-    async () => {
-      if (await runs(dest)) return dest; // the process we waited for built it
-      await removeAbandonedBuilds(cacheRoot);
+  return buildInCache({
+    cacheRoot,
+    lock: join(cacheRoot, `${basename(dirname(dest))}.lock`),
+    tempPrefix: BUILD_PREFIX,
+    what: 'the Temporal CLI',
+    log,
+    alreadyBuilt: async () => ((await runs(dest)) ? dest : undefined),
+    build: async (tmp) => {
       log('building Temporal CLI (first run, takes minutes)...');
       const started = Date.now();
-      // Same file system as `dest`, so the final rename is atomic.
-      const tmp = await mkdtemp(join(cacheRoot, BUILD_PREFIX));
-      const heartbeat = setInterval(
-        () => log(`  still building the Temporal CLI (${Math.round((Date.now() - started) / 60_000)} min)...`),
-        HEARTBEAT_MS,
-      );
-      try {
-        await run(go, ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], { ...env, GOBIN: tmp });
-        const built = join(tmp, 'temporal');
-        if (!(await runs(built))) throw new Error(`go install produced no runnable ${built}`);
-        await mkdir(dirname(dest), { recursive: true });
-        await rename(built, dest);
-        log(`built Temporal CLI ${TEMPORAL_CLI_VERSION} in ${Math.round((Date.now() - started) / 1000)}s: ${dest}`);
-        return dest;
-      } finally {
-        clearInterval(heartbeat);
-        await rm(tmp, { recursive: true, force: true });
-      }
+      await runTool(go, ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], { ...env, GOBIN: tmp });
+      const built = join(tmp, 'temporal');
+      if (!(await runs(built))) throw new Error(`go install produced no runnable ${built}`);
+      await mkdir(dirname(dest), { recursive: true });
+      await rename(built, dest);
+      log(`built Temporal CLI ${TEMPORAL_CLI_VERSION} in ${Math.round((Date.now() - started) / 1000)}s: ${dest}`);
+      return dest;
     },
-    { onWait: (pid) => log(`waiting for another process${pid ? ` (pid ${pid})` : ''} building the Temporal CLI...`) },
-  );
-}
-
-/** Only builds hold the lock, so any temp dir found while holding it was left by a killed build. */
-async function removeAbandonedBuilds(cacheRoot: string): Promise<void> {
-  const entries = await readdir(cacheRoot);
-  await Promise.all(
-    entries
-      .filter((e) => e.startsWith(BUILD_PREFIX))
-      .map((e) => rm(join(cacheRoot, e), { recursive: true, force: true })),
-  );
+  });
 }
 
 export interface DownloadRequest {
@@ -99,23 +75,9 @@ export async function downloadTemporalCli({ dir, dest, log }: DownloadRequest): 
 /** Whether `path --version` runs and exits 0. */
 export async function runs(path: string): Promise<boolean> {
   try {
-    await run(path, ['--version'], process.env);
+    await runTool(path, ['--version'], process.env);
     return true;
   } catch {
     return false;
   }
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const tail = new OutputTail(30);
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    tail.follow(child.stdout);
-    tail.follow(child.stderr);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`${basename(command)} ${args.join(' ')} exited with ${signal ?? code}:\n${tail}`));
-    });
-  });
 }

@@ -4,18 +4,15 @@
  * PostgreSQL schemas. The version is the one the pinned CLI embeds. The whole directory appears at once
  * (built in a temp dir, renamed into place) or not at all, so a killed build is simply started over.
  */
-import { spawn } from 'node:child_process';
-import { access, constants, cp, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { withFileLock } from './file-lock.js';
+import { access, constants, cp, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildInCache, runTool } from './cache-build.js';
 import { findOnPath, msgflowCacheDir } from './cli.js';
-import { OutputTail } from './output-tail.js';
 
 /** The server version the Temporal CLI v1.5.1 embeds; builds from the Go module proxy with no `replace`. */
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
 const BUILD_PREFIX = '.server-build-';
-const HEARTBEAT_MS = 30_000;
 
 export interface TemporalServerBinaries {
   /** `server --config-file … start` runs one node. */
@@ -75,79 +72,34 @@ export async function ensureTemporalServer(options: EnsureServerOptions = {}): P
       `the Temporal server ${TEMPORAL_SERVER_VERSION} is not in ${temporalServerDir(env)} and Go is not on PATH to ` +
         `build it (go install ${TEMPORAL_SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION})`,
     );
-  const cacheRoot = msgflowCacheDir(env);
-  await mkdir(cacheRoot, { recursive: true });
   const dest = temporalServerDir(env);
-  return withFileLock(
-    `${dest}.lock`,
-    async () => {
-      const builtMeanwhile = await cachedTemporalServer(env);
-      if (builtMeanwhile) return builtMeanwhile;
-      await removeAbandonedBuilds(cacheRoot);
-      const tmp = await mkdtemp(join(cacheRoot, BUILD_PREFIX));
+  return buildInCache({
+    cacheRoot: msgflowCacheDir(env),
+    lock: `${dest}.lock`,
+    tempPrefix: BUILD_PREFIX,
+    what: 'the Temporal server',
+    log,
+    alreadyBuilt: () => cachedTemporalServer(env),
+    build: async (tmp) => {
       const started = Date.now();
-      const heartbeat = setInterval(
-        () => log(`  still building the Temporal server (${Math.round((Date.now() - started) / 1000)} s)...`),
-        HEARTBEAT_MS,
+      log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool (first run, takes minutes)...`);
+      const goEnv = { ...env, GOBIN: tmp };
+      for (const command of ['cmd/server', 'cmd/tools/sql'])
+        await runTool(go, ['install', `${TEMPORAL_SERVER_MODULE}/${command}@${TEMPORAL_SERVER_VERSION}`], goEnv, log);
+      // The schemas ship in the module, not in the binaries: keep a copy beside them.
+      const moduleDir = JSON.parse(
+        await runTool(go, ['mod', 'download', '-json', `${TEMPORAL_SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`], goEnv),
+      ) as { Dir?: string };
+      if (!moduleDir.Dir) throw new TemporalServerBuildError('go mod download named no module directory');
+      await cp(join(moduleDir.Dir, 'schema', 'postgresql'), join(tmp, 'schema', 'postgresql'), { recursive: true });
+      await rm(dest, { recursive: true, force: true });
+      await rename(tmp, dest);
+      log(
+        `built the Temporal server ${TEMPORAL_SERVER_VERSION} in ${Math.round((Date.now() - started) / 1000)} s: ${dest}`,
       );
-      try {
-        log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool (first run, takes minutes)...`);
-        const goEnv = { ...env, GOBIN: tmp };
-        for (const command of ['cmd/server', 'cmd/tools/sql'])
-          await run(go, ['install', `${TEMPORAL_SERVER_MODULE}/${command}@${TEMPORAL_SERVER_VERSION}`], goEnv, log);
-        // The schemas ship in the module, not in the binaries: keep a copy beside them.
-        const moduleDir = JSON.parse(
-          await run(go, ['mod', 'download', '-json', `${TEMPORAL_SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`], goEnv),
-        ) as { Dir?: string };
-        if (!moduleDir.Dir) throw new TemporalServerBuildError('go mod download named no module directory');
-        await cp(join(moduleDir.Dir, 'schema', 'postgresql'), join(tmp, 'schema', 'postgresql'), { recursive: true });
-        await rm(dest, { recursive: true, force: true });
-        await rename(tmp, dest);
-        log(
-          `built the Temporal server ${TEMPORAL_SERVER_VERSION} in ${Math.round((Date.now() - started) / 1000)} s: ${dest}`,
-        );
-      } finally {
-        clearInterval(heartbeat);
-        await rm(tmp, { recursive: true, force: true });
-      }
       const built = await cachedTemporalServer(env);
       if (!built) throw new TemporalServerBuildError(`the build left no complete server in ${dest}`);
       return built;
     },
-    {
-      onWait: (pid) => log(`waiting for another process${pid ? ` (pid ${pid})` : ''} building the Temporal server...`),
-    },
-  );
-}
-
-/** Only builds hold the lock, so a build dir found while holding it was left by a killed build. */
-async function removeAbandonedBuilds(cacheRoot: string): Promise<void> {
-  const entries = await readdir(cacheRoot);
-  await Promise.all(
-    entries
-      .filter((e) => e.startsWith(BUILD_PREFIX))
-      .map((e) => rm(join(cacheRoot, e), { recursive: true, force: true })),
-  );
-}
-
-/** Runs `command`, passing its stderr lines (Go's `downloading …`) to `log`; resolves with its stdout. */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, log?: (line: string) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const tail = new OutputTail(30);
-    let stdout = '';
-    // The Go toolchain's own build cache and module cache are reused across builds (GOCACHE/GOMODCACHE).
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    tail.follow(child.stderr, log ? (line) => log(`  ${line}`) : undefined);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve(stdout);
-      else
-        reject(
-          new TemporalServerBuildError(
-            `${basename(command)} ${args.join(' ')} exited with ${signal ?? code}:\n${tail}`,
-          ),
-        );
-    });
   });
 }
