@@ -10,13 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CampaignResult } from '../../src/api/campaign-io.js';
 import { METRICS } from '../../src/definitions/metric-names.js';
 import type { RunningStack } from '../../src/stack.js';
 import { type DevServer, startDevServer } from '../../src/temporal/dev-server.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { auditCampaign, campaignAudience, eventsOfAllRuns, smsCharges } from './support/campaign-audit.js';
+import {
+  auditCampaign,
+  campaignAudience,
+  eventsOfAllRuns,
+  resultAfterOutage,
+  smsCharges,
+} from './support/campaign-audit.js';
 import { waitFor } from '../support/wait-for.js';
 import { activityReport } from './support/histories.js';
 import { printSummary } from './support/summary.js';
@@ -113,15 +118,7 @@ describe('campaign through a Temporal server restart', () => {
       const outageMs = Date.now() - stoppedAt;
 
       // The client's long poll may give up while the server is away: ask again until the campaign answers.
-      let result: CampaignResult | undefined;
-      for (let attempt = 0; !result; attempt++) {
-        try {
-          result = await run.result();
-        } catch (error) {
-          if (attempt >= 20) throw error;
-          await sleep(2_000);
-        }
-      }
+      const result = await resultAfterOutage(run);
       const audit = await auditCampaign(stack, audience, result, run.workflowId);
       const activities = activityReport(await eventsOfAllRuns(stack.temporal, run.workflowId, result.runs));
       const accepted = await ingressDeliveries(stack, 200);

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CampaignResult } from '../../src/api/campaign-io.js';
 import { MessagingClient } from '../../src/client/index.js';
 import { METRICS } from '../../src/definitions/metric-names.js';
 import { Msgflow } from '../../src/starter/index.js';
@@ -33,6 +32,7 @@ import { waitFor } from '../support/wait-for.js';
 import {
   auditCampaign,
   expectCampaignIntact,
+  resultAfterOutage,
   campaignAudience,
   eventsOfAllRuns,
   smsCharges,
@@ -159,15 +159,7 @@ describe('campaign through a production-shaped cluster losing a replica of each 
       const outageMs = Date.now() - stoppedAt;
 
       // PostgreSQL came back moments ago: a long poll may still fail while Temporal reconnects to it.
-      let result: CampaignResult | undefined;
-      for (let attempt = 0; !result; attempt++) {
-        try {
-          result = await run.result();
-        } catch (error) {
-          if (attempt >= 20) throw error;
-          await sleep(2_000);
-        }
-      }
+      const result = await resultAfterOutage(run);
       await Promise.all(restarts);
       // The audit reads every message with the same account: lift its limit first.
       await provider.admin.setRateLimit(account.accountId, 60_000);

@@ -5,6 +5,7 @@
  * the campaign counted them, each final state recorded in the message store) — and the events of every
  * continue-as-new run of its history.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { expect } from 'vitest';
 import type { temporal } from '@temporalio/proto';
@@ -130,4 +131,19 @@ export function expectCampaignIntact(
   expect(states.failed ?? 0).toBe(0);
   expect(abandoned).toBe(0);
   expect(states.delivered).toBeGreaterThanOrEqual(recipients);
+}
+
+/**
+ * The campaign's result after a Temporal outage: the client's long poll may fail while the server (or its
+ * database) is coming back, so it asks again, every 2 s, up to 20 times.
+ */
+export async function resultAfterOutage(run: { result(): Promise<CampaignResult> }): Promise<CampaignResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run.result();
+    } catch (error) {
+      if (attempt >= 20) throw error;
+      await sleep(2_000);
+    }
+  }
 }
