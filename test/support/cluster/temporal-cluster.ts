@@ -29,21 +29,26 @@ const STOP_GRACE_MS = 10_000;
 export const TEMPORAL_DATABASE = 'temporal';
 export const VISIBILITY_DATABASE = 'temporal_visibility';
 
-export interface TemporalNode {
+/** A process of the topology that a test can crash and start again with the same settings. */
+export interface RestartableProcess {
   name: string;
-  /** The node's own frontend (gRPC), `127.0.0.1:port`. */
-  frontend: string;
-  /** The node's Prometheus endpoint (`http://…/metrics`). */
-  metricsUrl: string;
   pid(): number | undefined;
   running(): boolean;
-  /** Starts the process (again, on the same ports and config) and waits until its frontend answers. */
+  /** Starts it (again, on the same ports and config) and waits until it is ready. */
   start(): Promise<void>;
-  /** SIGKILL: the node vanishes, as a crashed machine would. */
+  /** SIGKILL: it vanishes, as a crashed machine would. */
   kill(): Promise<void>;
   /** SIGTERM, SIGKILL after a grace period. */
   stop(): Promise<void>;
   output(): string;
+}
+
+/** A Temporal server node; ready means its frontend answers. */
+export interface TemporalNode extends RestartableProcess {
+  /** The node's own frontend (gRPC), `127.0.0.1:port`. */
+  frontend: string;
+  /** The node's Prometheus endpoint (`http://…/metrics`). */
+  metricsUrl: string;
 }
 
 export interface TemporalCluster {

@@ -26,7 +26,12 @@ import { ensureTemporalServer } from '../../../src/temporal/server-install.js';
 import { MSGFLOW_CLI, type ServiceProcess, startService } from '../../../bench/processes.js';
 import { startPostgres, type TestPostgres } from '../postgres.js';
 import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
-import { setUpTemporalSchema, startTemporalCluster, type TemporalCluster } from './temporal-cluster.js';
+import {
+  type RestartableProcess,
+  setUpTemporalSchema,
+  startTemporalCluster,
+  type TemporalCluster,
+} from './temporal-cluster.js';
 
 const run = promisify(execFile);
 export const CLUSTER_NAMESPACE = 'default';
@@ -143,18 +148,8 @@ async function untilNodeKnowsNamespace(frontend: string, namespace: string, time
   }
 }
 
-/** One msgflow process that can be crashed and started again with the same settings. */
-export interface Replica {
-  name: string;
-  pid(): number | undefined;
-  running(): boolean;
-  /** Starts it (again); resolves once it says it is ready. */
-  start(): Promise<void>;
-  /** SIGKILL: no shutdown at all. */
-  kill(): Promise<void>;
-  stop(): Promise<void>;
-  output(): string;
-}
+/** One msgflow process (a worker or an ingress); ready means it said so in its output. */
+export type Replica = RestartableProcess;
 
 function replica(name: string, args: string[], env: Record<string, string>, ready: RegExp): Replica {
   let service: ServiceProcess | undefined;
