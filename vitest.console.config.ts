@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:console`: the web console in a real headless Chromium (Debian's, at /usr/bin/chromium,
- * installed by scripts/ensure-chromium.sh when missing). Files end in `.console.ts`, so `npm test` never
+ * installed by scripts/ensure-debian-package.sh when missing). Files end in `.console.ts`, so `npm test` never
  * picks them up; they share the Temporal dev server of test/global-setup.ts (the OTP case needs a worker).
  */
 export default defineConfig({

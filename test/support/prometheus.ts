@@ -1,5 +1,5 @@
 /**
- * A real Prometheus server (Debian's `prometheus` package; scripts/ensure-prometheus.sh installs it) scraping
+ * A real Prometheus server (Debian's `prometheus` package; scripts/ensure-debian-package.sh installs it) scraping
  * the given targets every second, its data in a temporary folder, on a free port on 127.0.0.1. Tests use it to
  * evaluate the Grafana dashboard's queries against what msgflow processes really export.
  */
@@ -35,7 +35,10 @@ export interface TestPrometheus {
 
 export async function startPrometheus(jobs: ScrapeJob[]): Promise<TestPrometheus> {
   const binary = findOnPath('prometheus', process.env.PATH);
-  if (!binary) throw new Error('prometheus is not installed: run `bash scripts/ensure-prometheus.sh` (Debian package)');
+  if (!binary)
+    throw new Error(
+      'prometheus is not installed: run `bash scripts/ensure-debian-package.sh prometheus /usr/bin/prometheus`',
+    );
   const dir = await mkdtemp(join(tmpdir(), 'msgflow-prometheus-'));
   const config = {
     global: { scrape_interval: '1s', evaluation_interval: '1s' },
