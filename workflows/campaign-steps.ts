@@ -83,10 +83,20 @@ function groupingOf(input: CampaignInput) {
 
 /**
  * Validates an inline list, counts a source's recipients (and renders every personal text, so a missing
- * field fails here), and checks the estimated cost against the wallet.
+ * field fails here), and checks the estimated cost against the wallet. `askAccountAtOnce`: the price and the
+ * balance are asked for while the audience is read, not after (runs recorded before this asked after).
  */
-export async function preflight({ campaignId, input, chunkSize }: CampaignContext, state: CampaignState) {
+export async function preflight(
+  { campaignId, input, chunkSize }: CampaignContext,
+  state: CampaignState,
+  askAccountAtOnce: boolean,
+) {
   const source = input.audience;
+  const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
+  const askAccount = () => Promise.all([provider().getCampaignPricing(), provider().getCampaignBalance()]);
+  const early = estimateCost && askAccountAtOnce ? askAccount() : undefined;
+  // Handled here too: if reading the audience fails first, nobody awaits it, and that must not fail the task.
+  early?.catch(() => undefined);
   if (source.type === 'inline') {
     const prepared = await audience.prepareInlineAudience({
       recipients: source.recipients,
@@ -100,7 +110,6 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
     state.invalidCount = prepared.invalidCount;
     state.audienceTotal = prepared.recipients.length;
   }
-  const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
   const personal = isPersonal(input);
   // Without the estimate a uniform text needs no scan; personal texts and zones are always checked first.
   if (!estimateCost && !personal && !inRecipientZones(input)) return;
@@ -127,7 +136,7 @@ export async function preflight({ campaignId, input, chunkSize }: CampaignContex
       ucs2Recipients: encoding === 'UCS-2' ? recipients : 0,
     };
   }
-  const [pricing, balance] = await Promise.all([provider().getCampaignPricing(), provider().getCampaignBalance()]);
+  const [pricing, balance] = await (early ?? askAccount());
   const cost = texts.totalSegments * pricing.smsSegment;
   const spendCapRemaining = balance.spendCap === null ? null : Math.max(0, balance.spendCap - balance.spentThisMonth);
   const segments = Math.max(1, texts.maxSegments);

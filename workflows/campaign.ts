@@ -217,11 +217,22 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
 
   if (state.runs === 1) tagForOperators(input);
   if (!state.preflightDone) {
+    // The first page is read while the audience is checked (nothing is sent before the check passes).
+    // Runs recorded before this did one step after the other, and replay so.
+    const atOnce = patched('preflight-at-once');
+    const firstRead =
+      atOnce && input.audience.type !== 'inline'
+        ? readNextChunk(campaign, state).then(
+            () => undefined,
+            (error: unknown) => void (failure ??= { what: 'reading the audience', error }),
+          )
+        : undefined;
     try {
-      await preflight(campaign, state);
+      await preflight(campaign, state, atOnce);
     } catch (error) {
       onFailure('the pre-flight check', error);
     }
+    await firstRead;
     state.preflightDone = true;
     phase = 'sending';
   }
