@@ -1,6 +1,6 @@
 /**
- * Group commit for the ingress: the events of deliveries that arrive while the store is writing go to it
- * together, in one `recordEvents` transaction, instead of one transaction per delivery. Under load most
+ * Group commit for the ingress: the events of deliveries that arrive within a few milliseconds go to the
+ * store together, in one `recordEvents` transaction, instead of one transaction per delivery. Under load most
  * webhook bodies hold a single event, and a transaction's fixed cost (BEGIN, COMMIT and its WAL write, a
  * round trip to PostgreSQL) was most of each one's work. Each caller still gets only the waiters of its own
  * events.
@@ -17,7 +17,14 @@ export class GroupCommit {
   private queue: Submission[] = [];
   private writing = false;
 
-  constructor(private readonly store: Pick<MessageStore, 'recordEvents'>) {}
+  /**
+   * `gatherMs`: how long the first delivery of a group waits for others (0: only those read in the same turn
+   * of the event loop).
+   */
+  constructor(
+    private readonly store: Pick<MessageStore, 'recordEvents'>,
+    private readonly gatherMs = 0,
+  ) {}
 
   /** Records the events (with those submitted alongside) and answers the workflows waiting for them. */
   record(events: StatusEventRecord[]): Promise<WaiterOutcomes[]> {
@@ -25,8 +32,9 @@ export class GroupCommit {
       this.queue.push({ events, resolve, reject });
       if (this.writing) return;
       this.writing = true;
-      // After the current turn of the event loop: requests read in the same turn join this write.
-      setImmediate(() => void this.drain());
+      // After the current turn of the event loop at least: requests read meanwhile join this write.
+      if (this.gatherMs > 0) setTimeout(() => void this.drain(), this.gatherMs);
+      else setImmediate(() => void this.drain());
     });
   }
 

@@ -71,3 +71,22 @@ it('a group that fails is written delivery by delivery: only the bad one gets th
   ]);
   expect(writes).toEqual([3, 1, 1, 1]);
 });
+
+it('with a gathering window, deliveries read in later turns of the event loop within it share the write', async () => {
+  const gathering = new GroupCommit(
+    {
+      recordEvents: (events) => {
+        writes.push(events.length);
+        return store.recordEvents(events);
+      },
+    },
+    50,
+  );
+  const first = gathering.record([delivered('a1')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = gathering.record([delivered('a2')]);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const third = gathering.record([delivered('b1')]);
+  await Promise.all([first, second, third]);
+  expect(writes).toEqual([3]);
+});
