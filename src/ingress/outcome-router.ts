@@ -37,7 +37,7 @@ export interface OutcomeRouterOptions {
    * for its signal's window anyway, so this costs little time and saves most transactions under load.
    */
   groupCommitMs?: number;
-  /** How long a signal waits for more outcomes for the same workflow (default 20 ms). */
+  /** How long a signal waits for more outcomes for the same workflow (default 40 ms). */
   coalesceMs?: number;
   /** Most outcomes in one signal; a fuller batch goes at once (default 2,000). */
   maxOutcomesPerSignal?: number;
@@ -100,7 +100,7 @@ class SignalCoalescer {
   private readonly maxOutcomes: number;
 
   constructor(private readonly options: OutcomeRouterOptions) {
-    this.coalesceMs = options.coalesceMs ?? 20;
+    this.coalesceMs = options.coalesceMs ?? 40;
     this.maxOutcomes = options.maxOutcomesPerSignal ?? 2000;
   }
 
