@@ -18,7 +18,7 @@ import { formatTimestamp } from '../src/api/common.js';
 import { FINAL_STATUSES } from '../src/api/constants.js';
 import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../src/api/signature.js';
-import { outcomeRouter } from '../src/ingress/outcome-router.js';
+import { DEFAULT_COALESCE_MS, outcomeRouter } from '../src/ingress/outcome-router.js';
 import { startIngress } from '../src/ingress/server.js';
 import { standardWebhooksVerifier } from '../src/ingress/verifier.js';
 import { openMessageStore } from '../src/store/index.js';
@@ -152,7 +152,7 @@ export const ingressBenchmark: Benchmark = {
         notes: [
           'accepted = HTTP 200 from the ingress: signature verified, body parsed, events recorded in the store (SQLite file, WAL), every signal acknowledged by Temporal',
           'bare receiver: a Node HTTP server that reads the body and answers 200 (no verification, no store, no Temporal), same bodies, same load generator, same concurrency',
-          `each case's messages are awaited by one open workflow (as a campaign's are); the ingress coalesces its outcomes over ~20 ms, and while a signal to it is in flight, into one messageOutcomes signal; no worker runs, so this is acceptance, not execution`,
+          `each case's messages are awaited by one open workflow (as a campaign's are); the ingress coalesces its outcomes over ~${DEFAULT_COALESCE_MS} ms, and while a signal to it is in flight, into one messageOutcomes signal; no worker runs, so this is acceptance, not execution`,
           'latency is per HTTP request (a whole batch for batch bodies)',
           'load generator, ingress, store and Temporal dev server share this process or this machine; MSGFLOW_BENCH_INGRESS_EVENTS / MSGFLOW_BENCH_INGRESS_BATCH_EVENTS / MSGFLOW_BENCH_CONCURRENCY size the run',
         ],

@@ -21,6 +21,9 @@ export interface OutcomeRouter {
   deliver(events: MessageStatusEvent[], deliveryId: string, rejected?: RejectedEvent[]): Promise<void>;
 }
 
+/** How long a signal gathers outcomes for its workflow by default. */
+export const DEFAULT_COALESCE_MS = 40;
+
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
@@ -100,7 +103,7 @@ class SignalCoalescer {
   private readonly maxOutcomes: number;
 
   constructor(private readonly options: OutcomeRouterOptions) {
-    this.coalesceMs = options.coalesceMs ?? 40;
+    this.coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
     this.maxOutcomes = options.maxOutcomesPerSignal ?? 2000;
   }
 
