@@ -191,6 +191,16 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     pause(`${type}: ${message} (while ${what}); fix the cause, then resume, or cancel`);
   }
 
+  /** Reads the next page into the pending chunks and returns its first; a failure waits for the loop to act. */
+  async function readPage(): Promise<PendingChunk | null> {
+    try {
+      return await readNextChunk(campaign, state);
+    } catch (error) {
+      failure ??= { what: 'reading the audience', error };
+      return null;
+    }
+  }
+
   /** Starts sending a chunk, not awaited: the loop may start others while it is in flight. */
   function startSending(chunk: PendingChunk): void {
     sending.set(chunk.number, chunk.recipients.length);
@@ -220,13 +230,7 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
     // The first page is read while the audience is checked (nothing is sent before the check passes).
     // Runs recorded before this did one step after the other, and replay so.
     const atOnce = patched('preflight-at-once');
-    const firstRead =
-      atOnce && input.audience.type !== 'inline'
-        ? readNextChunk(campaign, state).then(
-            () => undefined,
-            (error: unknown) => void (failure ??= { what: 'reading the audience', error }),
-          )
-        : undefined;
+    const firstRead = atOnce && input.audience.type !== 'inline' ? readPage() : undefined;
     try {
       await preflight(campaign, state, atOnce);
     } catch (error) {
@@ -294,22 +298,24 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
       continue;
     }
     if (!canStartSend()) {
+      // While sends wait for room, the next page is read, so no read stands between that room and a send.
+      // Runs recorded before this read only when they could send.
+      if (!unsentPendingChunk() && canReadMore() && patched('read-ahead-while-waiting')) {
+        await readPage();
+        continue;
+      }
       phase = throttled() ? 'throttled' : 'sending';
       await waitFor(() => canStartSend() || !hasMoreToSend() || state.paused || stopWaiting());
       continue;
     }
 
     phase = 'sending';
-    try {
-      const chunk = unsentPendingChunk() ?? (await readNextChunk(campaign, state));
-      // Reading awaits activities (the audience, the suppression list): a pause or cancel that came meanwhile
-      // holds the chunk back, pending. Runs recorded before this replay as they were.
-      const stopped = state.paused || state.cancelled;
-      const held = stopped && patched('hold-chunk-read-while-stopped');
-      if (chunk && !held && (!localHours || chunkOpensAt(chunk) === null)) startSending(chunk);
-    } catch (error) {
-      failure ??= { what: 'reading the audience', error };
-    }
+    const chunk = unsentPendingChunk() ?? (await readPage());
+    // Reading awaits activities (the audience, the suppression list): a pause or cancel that came meanwhile
+    // holds the chunk back, pending. Runs recorded before this replay as they were.
+    const stopped = state.paused || state.cancelled;
+    const held = stopped && patched('hold-chunk-read-while-stopped');
+    if (chunk && !held && (!localHours || chunkOpensAt(chunk) === null)) startSending(chunk);
   }
 
   finished = true;
