@@ -167,6 +167,20 @@ try {
     });
     await personal.result();
     await save('sms-campaign-personal-local-hours', personal.workflowId);
+
+    // One text from a file, read a page ahead while the sends wait for room (maxOutstanding of one chunk).
+    const numbers = join(dir, 'numbers.txt');
+    writeFileSync(numbers, Array.from({ length: 12 }, (_, i) => `23480123401${String(20 + i)}`).join('\n'));
+    const paged = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'replay fixture',
+      audience: { type: 'file', path: numbers },
+      chunkSize: 2,
+      maxOutstanding: 2,
+      waitWindowMs: 3000,
+    });
+    await paged.result();
+    await save('sms-campaign-file-read-ahead', paged.workflowId);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
