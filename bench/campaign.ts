@@ -7,7 +7,8 @@
  * sandbox, the ingress and the worker each a process of its own (see campaign-target.ts), timed from its
  * start to its result (every message final). Also: Temporal history events and workflow tasks per message
  * over every workflow run the campaign caused, and the CPU time each process used. Each side first sends
- * one message through its whole path, untimed, as a long-running deployment would have.
+ * a warm-up audience of its own through its whole path, untimed, so both are measured warm, as a
+ * long-running deployment is (its code compiled by the JIT, its caches filled).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -76,7 +77,7 @@ export const campaignBenchmark: Benchmark = {
         `ratio = campaign messages/s ÷ the ceiling's of the same body kind, measured in this run (target ≥ 0.5×); the ceiling should not fall below ~1,100/s single, ~5,700/s batch on a quiet 2-core machine`,
         `ceiling: the sandbox sends the audience in chunks of ${MAX_RECIPIENTS_PER_REQUEST}, ${CAMPAIGN_DEFAULTS.chunksInFlight} in flight, and delivers each final event to a bare Node HTTP receiver in the bench process; timed from the first send to the last final event`,
         'campaign: Msgflow.startCampaign with a file audience (one number per line, read by the worker in pages) → result, every message final; sandbox, `msgflow ingress` and `msgflow worker` each a process of its own, ingress and worker sharing one SQLite store file; Temporal dev server on this machine',
-        'both sides first send one message through their whole path, untimed (deployed services are warm: the worker builds its workflow sandbox on its first workflow task)',
+        `both sides first send ${WARMUP_RECIPIENTS} other recipients through their whole path, untimed: deployed services are warm (the worker builds its workflow sandbox on its first workflow task, and the JIT has compiled the hot code of both sides)`,
         `history events and workflow tasks are counted over every workflow run on the campaign's task queue, but for the warm-up's (${results.map(({ mode, campaign }) => `${mode}: ${campaign.runs} run(s)`).join(', ')}; continue-as-new makes new runs of the same workflow, not new workflows)`,
         ...results.flatMap(({ mode, ceiling, campaign }) => [
           cpuNote(`the ${mode} ceiling`, ceiling),
@@ -149,8 +150,9 @@ function modesFromEnv(value: string | undefined): Mode[] {
   return modes as Mode[];
 }
 
-/** Outside the audience below (up to 9,999,999 recipients). */
-const WARMUP_RECIPIENT = '2348109999999';
+const WARMUP_RECIPIENTS = 1_000;
+/** 2347031000000, 2347031000001, …: valid numbers outside the audience below, delivered like it. */
+const WARMUP_AUDIENCE = Array.from({ length: WARMUP_RECIPIENTS }, (_, i) => `234703${1_000_000 + i}`);
 
 /** 2348100000000, 2348100000001, …: valid numbers, each delivered by the sandbox's carrier. */
 function audienceOf(recipients: number): string[] {
@@ -174,8 +176,8 @@ async function ceilingRun(context: BenchContext, target: CampaignTarget, recipie
       audience.slice(i * MAX_RECIPIENTS_PER_REQUEST, (i + 1) * MAX_RECIPIENTS_PER_REQUEST),
     );
     // Warm-up, as for the campaign: one message through the whole path before the clock starts.
-    await sendChunks(provider, [[WARMUP_RECIPIENT]]);
-    await until(`ceiling warm-up (${mode})`, () => final.size, 1, context.log);
+    await sendChunks(provider, [WARMUP_AUDIENCE]);
+    await until(`ceiling warm-up (${mode})`, () => final.size, WARMUP_RECIPIENTS, context.log);
     final.clear();
     const { result: seconds, cpu } = await measureCpu(pidsOf(context, provider), async () => {
       const started = performance.now();
@@ -219,6 +221,8 @@ async function campaignRun(
   const audienceDir = mkdtempSync(join(tmpdir(), 'msgflow-bench-audience-'));
   const audienceFile = join(audienceDir, 'audience.txt');
   writeFileSync(audienceFile, `${audienceOf(recipients).join('\n')}\n`);
+  const warmupFile = join(audienceDir, 'warm-up.txt');
+  writeFileSync(warmupFile, `${WARMUP_AUDIENCE.join('\n')}\n`);
   let msgflow: Awaited<ReturnType<CampaignTarget['startMsgflow']>> | undefined;
   try {
     msgflow = await target.startMsgflow(context, provider, { batch: mode === 'batch' });
@@ -226,11 +230,12 @@ async function campaignRun(
     const facade = new Msgflow(client, msgflow.taskQueue);
     const pids = { ...pidsOf(context, provider), ...msgflow.pids };
     // Warm-up: deployed services are long-running, so the first workflow task (the worker builds its
-    // workflow sandbox then), the first signal and the first store writes are not part of the measure.
+    // workflow sandbox then), the first signals and store writes, and code the JIT has not compiled yet are
+    // not part of the measure. The same path as the measured campaign, on other recipients.
     const warmup = await facade.startCampaign({
       sender: 'ACME',
       message: MESSAGE,
-      audience: { type: 'inline', recipients: [WARMUP_RECIPIENT] },
+      audience: { type: 'file', path: warmupFile, format: 'txt' },
     });
     await warmup.result();
     const { result: timed, cpu } = await measureCpu(pids, async () => {
