@@ -2,7 +2,8 @@
  * Turns verified status events into outcome signals: every event is recorded in the message store first
  * (deliveries that arrive together share one transaction), then each workflow waiting for one of the body's
  * messages gets one signal carrying all of its outcomes.
- * Signals for the same workflow from requests that arrive together are coalesced for a few milliseconds.
+ * Signals for a workflow that is receiving many outcomes gather them for a few tens of milliseconds; a quiet
+ * workflow's outcome (a single send's final state) goes at once.
  * A body is acknowledged only once the store recorded it and Temporal accepted its signals; when either
  * cannot be reached the caller answers 503 so the provider redelivers (its retries are the buffer).
  */
@@ -21,8 +22,12 @@ export interface OutcomeRouter {
   deliver(events: MessageStatusEvent[], deliveryId: string, rejected?: RejectedEvent[]): Promise<void>;
 }
 
-/** How long a signal gathers outcomes for its workflow by default. */
+/** How long a signal gathers outcomes for its workflow by default, while the workflow is receiving many. */
 export const DEFAULT_COALESCE_MS = 40;
+/** A workflow signalled less recently than this is quiet: its next outcomes go without a gathering window. */
+const QUIET_AFTER_MS = 1000;
+/** Past this many workflows, those that have gone quiet are forgotten. */
+const REMEMBERED_WORKFLOWS = 10_000;
 
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
@@ -40,7 +45,10 @@ export interface OutcomeRouterOptions {
    * for its signal's window anyway, so this costs little time and saves most transactions under load.
    */
   groupCommitMs?: number;
-  /** How long a signal waits for more outcomes for the same workflow (default 40 ms). */
+  /**
+   * How long a signal waits for more outcomes for the same workflow (default 40 ms) when that workflow had a
+   * signal within the last second; a quiet workflow's (a single send's final state) goes at once.
+   */
   coalesceMs?: number;
   /** Most outcomes in one signal; a fuller batch goes at once (default 2,000). */
   maxOutcomesPerSignal?: number;
@@ -99,6 +107,8 @@ interface PendingSignal {
 class SignalCoalescer {
   private readonly pending = new Map<string, PendingSignal>();
   private readonly inFlight = new Set<string>();
+  /** When each workflow was last signalled, oldest first. */
+  private readonly lastSignalled = new Map<string, number>();
   private readonly coalesceMs: number;
   private readonly maxOutcomes: number;
 
@@ -111,7 +121,7 @@ class SignalCoalescer {
     return new Promise((resolve, reject) => {
       let batch = this.pending.get(workflowId);
       if (!batch) {
-        const timer = setTimeout(() => this.close(workflowId), this.coalesceMs);
+        const timer = setTimeout(() => this.close(workflowId), this.windowFor(workflowId));
         batch = { outcomes: new Map(), callers: [], timer, due: false };
         this.pending.set(workflowId, batch);
       }
@@ -119,6 +129,23 @@ class SignalCoalescer {
       batch.callers.push({ resolve, reject });
       if (batch.outcomes.size >= this.maxOutcomes) this.close(workflowId);
     });
+  }
+
+  /** Outcomes that arrive in the same turn of the event loop always share a signal. */
+  private windowFor(workflowId: string): number {
+    const last = this.lastSignalled.get(workflowId);
+    return last !== undefined && Date.now() - last < QUIET_AFTER_MS ? this.coalesceMs : 0;
+  }
+
+  private remember(workflowId: string): void {
+    const now = Date.now();
+    this.lastSignalled.delete(workflowId);
+    this.lastSignalled.set(workflowId, now);
+    if (this.lastSignalled.size <= REMEMBERED_WORKFLOWS) return;
+    for (const [id, at] of this.lastSignalled) {
+      if (now - at < QUIET_AFTER_MS) break;
+      this.lastSignalled.delete(id);
+    }
   }
 
   /** Ends the gathering window of the workflow's batch, and sends it unless a signal to it is in flight. */
@@ -134,6 +161,7 @@ class SignalCoalescer {
   private flush(workflowId: string, batch: PendingSignal): void {
     this.pending.delete(workflowId);
     this.inFlight.add(workflowId);
+    this.remember(workflowId);
     this.signalAll(workflowId, [...batch.outcomes.values()])
       .then(
         () => {

@@ -102,6 +102,23 @@ describe('outcome router', () => {
     );
   });
 
+  it('signals a quiet workflow without waiting for the window, and gathers for it once it is busy', async () => {
+    const { client, signals } = fakeClient();
+    const store = fakeStore({ m1: 'sms:a', m2: 'sms:a', m3: 'sms:a' });
+    // A window far beyond the test's timeout: the first delivery is answered only if it does not wait for it.
+    const quiet = outcomeRouter({ store, client, coalesceMs: 60_000 });
+    await quiet.deliver([statusEvent('m1')], 'd1');
+    expect(signals.map((s) => s.outcomes.length)).toEqual([1]);
+
+    const busy = outcomeRouter({ store, client, coalesceMs: 200 });
+    await busy.deliver([statusEvent('m1')], 'd1');
+    // Signalled a moment ago: what comes next gathers, across separate turns of the event loop.
+    const second = busy.deliver([statusEvent('m2')], 'd2');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.all([second, busy.deliver([statusEvent('m3')], 'd3')]);
+    expect(signals.map((s) => s.outcomes.map((o) => o.providerMessageId))).toEqual([['m1'], ['m1'], ['m2', 'm3']]);
+  });
+
   it('does not answer a request before its signal was accepted', async () => {
     let accept!: () => void;
     const accepted = new Promise<void>((resolve) => (accept = resolve));
