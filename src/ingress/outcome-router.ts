@@ -131,7 +131,7 @@ class SignalCoalescer {
     });
   }
 
-  /** Outcomes that arrive in the same turn of the event loop always share a signal. */
+  /** `coalesceMs` for a busy workflow; none for a quiet one, whose outcomes read in the same turn still share one. */
   private windowFor(workflowId: string): number {
     const last = this.lastSignalled.get(workflowId);
     return last !== undefined && Date.now() - last < QUIET_AFTER_MS ? this.coalesceMs : 0;
