@@ -83,12 +83,16 @@ export async function ensureTemporalServer(options: EnsureServerOptions = {}): P
     build: async (tmp) => {
       const started = Date.now();
       log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool (first run, takes minutes)...`);
-      const goEnv = { ...env, GOBIN: tmp };
+      // A failed Go step is a failed server build, named as such.
+      const runGo = (args: string[], progress?: (line: string) => void) =>
+        runTool(go, args, { ...env, GOBIN: tmp }, progress).catch((error: unknown) => {
+          throw new TemporalServerBuildError(error instanceof Error ? error.message : String(error), { cause: error });
+        });
       for (const command of ['cmd/server', 'cmd/tools/sql'])
-        await runTool(go, ['install', `${TEMPORAL_SERVER_MODULE}/${command}@${TEMPORAL_SERVER_VERSION}`], goEnv, log);
+        await runGo(['install', `${TEMPORAL_SERVER_MODULE}/${command}@${TEMPORAL_SERVER_VERSION}`], log);
       // The schemas ship in the module, not in the binaries: keep a copy beside them.
       const moduleDir = JSON.parse(
-        await runTool(go, ['mod', 'download', '-json', `${TEMPORAL_SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`], goEnv),
+        await runGo(['mod', 'download', '-json', `${TEMPORAL_SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`]),
       ) as { Dir?: string };
       if (!moduleDir.Dir) throw new TemporalServerBuildError('go mod download named no module directory');
       await cp(join(moduleDir.Dir, 'schema', 'postgresql'), join(tmp, 'schema', 'postgresql'), { recursive: true });

@@ -8,7 +8,11 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureTemporalServer, temporalServerDir } from '../../src/temporal/server-install.js';
+import {
+  ensureTemporalServer,
+  TemporalServerBuildError,
+  temporalServerDir,
+} from '../../src/temporal/server-install.js';
 
 const FAKE_GO = `#!/bin/sh
 echo "$*" >> "$COUNT_FILE"
@@ -78,6 +82,9 @@ describe('ensureTemporalServer', () => {
     await expect(
       ensureTemporalServer({ env: env({ FAKE_GO_MODE: 'fail' }), log: (line) => logs.push(line) }),
     ).rejects.toThrow(/cmd\/server@v1\.29\.1 exited with 1:[\s\S]*build failed: boom/);
+    await expect(
+      ensureTemporalServer({ env: env({ FAKE_GO_MODE: 'fail' }), log: (line) => logs.push(line) }),
+    ).rejects.toBeInstanceOf(TemporalServerBuildError);
     expect(await readdir(join(dir, 'cache'))).toEqual([]);
   });
 
