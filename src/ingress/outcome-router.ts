@@ -22,6 +22,8 @@ export interface OutcomeRouter {
   deliver(events: MessageStatusEvent[], deliveryId: string, rejected?: RejectedEvent[]): Promise<void>;
 }
 
+/** How long a delivery waits by default for others to share its store transaction. */
+const DEFAULT_GROUP_COMMIT_MS = 3;
 /** How long a signal gathers outcomes for its workflow by default, while the workflow is receiving many. */
 export const DEFAULT_COALESCE_MS = 40;
 /** A workflow signalled less recently than this is quiet: its next outcomes go without a gathering window. */
@@ -65,7 +67,7 @@ export interface OutcomeRouterOptions {
 
 export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
   const { store } = options;
-  const writer = new GroupCommit(store, options.groupCommitMs ?? 3);
+  const writer = new GroupCommit(store, options.groupCommitMs ?? DEFAULT_GROUP_COMMIT_MS);
   const signals = new SignalCoalescer(options);
   return {
     async deliver(events, deliveryId, rejected = []) {

@@ -6,5 +6,5 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 export default function setup(): void {
   if (existsSync(CHROMIUM)) return;
-  execFileSync('bash', ['scripts/ensure-debian-package.sh', 'chromium', '/usr/bin/chromium'], { stdio: 'inherit' });
+  execFileSync('bash', ['scripts/ensure-debian-package.sh', 'chromium', CHROMIUM], { stdio: 'inherit' });
 }
