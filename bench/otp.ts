@@ -3,20 +3,29 @@
  * and `verifyOtp` (one update, answered synchronously), beside the bare provider calls (`otp.send` and
  * `otp.verify` with the client) measured in the same run against the same sandbox. The worker runs in a
  * process of its own, as deployed. Reading the code from the sandbox inbox sits between the two and is not
- * timed. The two paths alternate, so noise hits both. One session's trace (client → server → workflow
- * task → activity → answer, from the client's clock and the history's event times) shows where time goes.
+ * timed. A third path, the floor, is the same two round trips through a workflow with nothing of msgflow in it
+ * (bench/floor): what Temporal itself costs here. The paths alternate, so noise hits all. One session's trace
+ * (client → server → workflow task → activity → answer, from the client's clock and the history's event times)
+ * shows where time goes.
  */
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
-import type { Client } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { DEFAULTS } from '../src/sandbox/options.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
+import { callUpdate, type FloorActivityMode, floorRoundTrip } from './floor/workflow.js';
 import { startOtpBenchStack } from './otp-worker.js';
+import { startService } from './processes.js';
 
 const WARMUP = Number(process.env.MSGFLOW_BENCH_OTP_WARMUP ?? 10);
 const ITERATIONS = Number(process.env.MSGFLOW_BENCH_OTP_ITERATIONS ?? 200);
+const FLOOR_WORKER = fileURLToPath(new URL('./floor/worker.ts', import.meta.url));
+/** What a person waiting on a code may lose to msgflow at most (the facade minus the bare calls), in ms. */
+const OVERHEAD_GOAL = { p50: 30, p99: 60 } as const;
 
 interface Timings {
   send: number[];
@@ -38,10 +47,23 @@ export const otpBenchmark: Benchmark = {
       },
     );
     const { stack } = bench;
+    const floorQueue = `bench-otp-floor-${randomUUID()}`;
+    const floorWorker = await startService('floor-worker', FLOOR_WORKER, [floorQueue], {
+      cwd: tmpdir(),
+      env: { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace },
+      ready: /floor worker running/,
+    }).catch(async (error: unknown) => {
+      await bench.close();
+      throw error;
+    });
     const recipients = validRecipients(WARMUP + ITERATIONS);
     const codeOf = async (recipient: string) => (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
     const facade: Timings = { send: [], verify: [], total: [] };
     const bare: Timings = { send: [], verify: [], total: [] };
+    const floor: Record<FloorActivityMode, Timings> = {
+      queued: { send: [], verify: [], total: [] },
+      local: { send: [], verify: [], total: [] },
+    };
     let trace: string[] = [];
     const traced = WARMUP + Math.floor(ITERATIONS / 2);
 
@@ -76,17 +98,43 @@ export const otpBenchmark: Benchmark = {
         if (checked.status !== 'verified') throw new Error(`bare verify answered ${checked.status}`);
         if (keep) record(bare, sent, verified);
 
+        // The floor: the same two round trips with a no-op activity, queued and local.
+        for (const mode of ['queued', 'local'] as const) {
+          const [floorSent, floorVerified] = await floorRoundTrips(stack.temporal, floorQueue, mode);
+          if (keep) record(floor[mode], floorSent, floorVerified);
+        }
+
         if ((i + 1) % 50 === 0) log(`${i + 1}/${recipients.length}`);
       }
     } finally {
+      await floorWorker.stop();
       await bench.close();
     }
+    const overhead = {
+      send: {
+        p50: percentile(facade.send, 50) - percentile(bare.send, 50),
+        p99: percentile(facade.send, 99) - percentile(bare.send, 99),
+      },
+      verify: {
+        p50: percentile(facade.verify, 50) - percentile(bare.verify, 50),
+        p99: percentile(facade.verify, 99) - percentile(bare.verify, 99),
+      },
+    };
+    const floorP50 = { send: percentile(floor.queued.send, 50), verify: percentile(floor.queued.verify, 50) };
 
     return {
       title: `OTP send → verify latency, ms (${ITERATIONS} sessions after ${WARMUP} warm-up, sequential)`,
-      rows: [row('facade: sendOtp + verifyOtp (Temporal)', facade), row('ceiling: client otp.send + otp.verify', bare)],
+      rows: [
+        row('facade: sendOtp + verifyOtp (Temporal)', facade),
+        row('ceiling: client otp.send + otp.verify', bare),
+        row('floor: the same round trips, no-op activity on a sibling queue', floor.queued),
+        row('floor: the same round trips, no-op local activity', floor.local),
+      ],
       notes: [
+        `overhead (facade − ceiling): send ${round(overhead.send.p50)} at p50, ${round(overhead.send.p99)} at p99; verify ${round(overhead.verify.p50)} at p50, ${round(overhead.verify.p99)} at p99 (goal: at most ${OVERHEAD_GOAL.p50} at p50, ${OVERHEAD_GOAL.p99} at p99)`,
+        `of the p50 overhead, Temporal's round trips (floor, queued activity) are send ${round(floorP50.send)}, verify ${round(floorP50.verify)}; msgflow's own share is send ${round(overhead.send.p50 - floorP50.send)}, verify ${round(overhead.verify.p50 - floorP50.verify)}`,
         'total = send + verify of one session; the inbox read between them is not timed',
+        'floor = update-with-start, then one update, each answered by a no-op activity (bench/floor, its worker a process of its own); no provider call, no payload codec, no rate limit',
         'facade send = update-with-start answered after the provider accepted the code (workflow task + provider-queue activity)',
         'facade verify = one update: validator, FIFO lock, provider-queue activity that opens the sealed code',
         `sandbox at its default timings (send latency ${DEFAULTS.sendLatencyMs} ms); Temporal dev server on this machine; \`msgflow worker\` in a process of its own`,
@@ -96,6 +144,23 @@ export const otpBenchmark: Benchmark = {
     };
   },
 };
+
+/** One floor session: its update-with-start and its update, timed as the facade's send and verify. */
+async function floorRoundTrips(client: Client, taskQueue: string, mode: FloorActivityMode): Promise<[number, number]> {
+  const startWorkflowOperation = new WithStartWorkflowOperation(floorRoundTrip, {
+    workflowId: `bench-floor-${randomUUID()}`,
+    taskQueue,
+    args: [mode],
+    workflowIdConflictPolicy: 'FAIL',
+  });
+  let t0 = performance.now();
+  await client.workflow.executeUpdateWithStart(callUpdate, { args: ['send'], startWorkflowOperation });
+  const started = performance.now() - t0;
+  const handle = await startWorkflowOperation.workflowHandle();
+  t0 = performance.now();
+  await handle.executeUpdate(callUpdate, { args: ['verify'] });
+  return [started, performance.now() - t0];
+}
 
 function record(timings: Timings, send: number, verify: number): void {
   timings.send.push(send);
