@@ -8,7 +8,7 @@
  * Counted once per completed activity: a retry that replays the provider's idempotent response completes
  * the same activity, not a second one.
  */
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type MetricCounter, type MetricMeter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { FAILURE_TYPES } from '../definitions/failure-types.js';
 import { METRICS } from '../definitions/metric-names.js';
@@ -29,9 +29,7 @@ export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => 
       } catch (error) {
         // Each refused attempt once: the retry that follows is another execution of this interceptor.
         if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.rateLimited) {
-          ctx.metricMeter
-            .createCounter(METRICS.providerRateLimited, 'requests', 'Provider calls refused with 429 (retried later)')
-            .add(1);
+          providerRateLimitedCounter(ctx.metricMeter).add(1);
         }
         throw error;
       }
@@ -57,6 +55,18 @@ export const providerMetricsInterceptor: ActivityInterceptorsFactory = (ctx) => 
     },
   },
 });
+
+/**
+ * The provider's 429s. The worker runtime creates it at zero when it starts: a counter nothing has added to
+ * is not exported, and the dashboard's panel would show "no data" instead of 0 on a worker that saw none.
+ */
+export function providerRateLimitedCounter(meter: MetricMeter): MetricCounter {
+  return meter.createCounter(
+    METRICS.providerRateLimited,
+    'requests',
+    'Provider calls refused with 429 (retried later)',
+  );
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

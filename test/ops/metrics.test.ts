@@ -119,6 +119,11 @@ describe('worker metrics and logs (msgflow worker process)', () => {
     await stack?.close();
   });
 
+  it("exports the provider's 429 counter at zero before any 429, so its dashboard panel has data", async () => {
+    const text = await (await fetch(metricsUrl)).text();
+    expect(sample(text, 'msgflow_provider_rate_limited_total')).toBe(0);
+  });
+
   it('exports the SDK series with msgflow’s sends, charges and final states', async () => {
     const started = await stack.msgflow.sendSms({
       recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered],
