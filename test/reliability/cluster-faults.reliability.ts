@@ -16,6 +16,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessagingClient } from '../../src/client/index.js';
 import { METRICS } from '../../src/definitions/metric-names.js';
+import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import { Msgflow } from '../../src/starter/index.js';
 import { type MessageStore, openMessageStore } from '../../src/store/index.js';
 import { msgflowDataConverter } from '../../src/temporal/data-converter.js';
@@ -207,7 +208,21 @@ describe('campaign through a production-shaped cluster losing a replica of each 
   it("answers every query of msgflow's Grafana dashboard from what the cluster's processes exported", async () => {
     const queries = dashboardQueries();
     expect(queries.length).toBeGreaterThanOrEqual(5);
-    // One more scrape of every target after the campaign.
+    // Whatever the campaign met, live workers now meet 429s (the window already holds more than one request), so
+    // the panels of 429s and failed activities show what they count, not only zeros.
+    await provider.admin.setRateLimit(account.accountId, 1);
+    const msgflow = new Msgflow(client, taskQueue);
+    for (const n of [1, 2, 3])
+      await msgflow.sendSms({ recipients: [MAGIC_NUMBERS.delivered], sender: 'ACME', message: `dashboard ${n}` });
+    const scrapedValue = async (expr: string) => Number((await prometheus.query(expr))[0]?.value[1] ?? 0);
+    await waitFor(
+      async () =>
+        (await scrapedValue('sum(msgflow_provider_rate_limited_total)')) > 0 &&
+        (await scrapedValue('sum(temporal_activity_execution_failed_total)')) > 0,
+      'a 429 and a failed activity scraped from a live worker',
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    // One more scrape of every target, so each series has two samples for `rate`.
     await sleep(3_000);
     const scraped = new Set(await prometheus.metricNames());
     const msgflowMetrics = new Set(Object.values(METRICS).flatMap((name) => [name, `${name}_total`]));
