@@ -1,15 +1,15 @@
 /**
  * The floor's worker, a process of its own like `msgflow worker`: `floorRoundTrip` on the queue given as the
- * first argument, its no-op activity on the sibling queue. Reads TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE.
+ * first argument, its no-op activity on the sibling queue. Connects as msgflow's worker does (TEMPORAL_ADDRESS, …).
  */
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { connectWorkerConnection } from '../../src/temporal/worker-connection.js';
 import { floorActivityQueue } from './workflow.js';
 
 const taskQueue = process.argv[2];
 if (!taskQueue) throw new Error('usage: worker.ts TASK_QUEUE');
-const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
+const { connection, namespace } = await connectWorkerConnection(process.env);
 const activities = { echo: async (value: string) => value };
 const workers = await Promise.all([
   Worker.create({

@@ -79,12 +79,9 @@ describe('ensureTemporalServer', () => {
   });
 
   it('leaves no half-built folder when the build fails, and says why', async () => {
-    await expect(
-      ensureTemporalServer({ env: env({ FAKE_GO_MODE: 'fail' }), log: (line) => logs.push(line) }),
-    ).rejects.toThrow(/cmd\/server@v1\.29\.1 exited with 1:[\s\S]*build failed: boom/);
-    await expect(
-      ensureTemporalServer({ env: env({ FAKE_GO_MODE: 'fail' }), log: (line) => logs.push(line) }),
-    ).rejects.toBeInstanceOf(TemporalServerBuildError);
+    const build = ensureTemporalServer({ env: env({ FAKE_GO_MODE: 'fail' }), log: (line) => logs.push(line) });
+    await expect(build).rejects.toThrow(/cmd\/server@v1\.29\.1 exited with 1:[\s\S]*build failed: boom/);
+    await expect(build).rejects.toBeInstanceOf(TemporalServerBuildError);
     expect(await readdir(join(dir, 'cache'))).toEqual([]);
   });
 
