@@ -11,8 +11,9 @@ it('finishes its shutdown when a second SIGINT arrives during it', async () => {
   const script = `
     const { untilStopSignal } = await import(${JSON.stringify(SIGNALS)});
     const running = setInterval(() => {}, 1000); // a command's servers keep it alive
+    const stopSignal = untilStopSignal(); // listening before the test is told to signal
     console.log('waiting');
-    await untilStopSignal();
+    await stopSignal;
     console.log('stopping');
     await new Promise((r) => setTimeout(r, 500));
     console.log('stopped');
