@@ -23,9 +23,9 @@ it('finishes its shutdown when a second SIGINT arrives during it', async () => {
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    if (chunk.toString().includes('waiting')) child.kill('SIGINT');
-    if (chunk.toString().includes('stopping')) child.kill('SIGINT');
+    const text = chunk.toString();
+    output += text;
+    if (text.includes('waiting') || text.includes('stopping')) child.kill('SIGINT');
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   expect(output).toContain('stopped');
