@@ -4,9 +4,9 @@
  * `otp.verify` with the client) measured in the same run against the same sandbox. The worker runs in a
  * process of its own, as deployed. Reading the code from the sandbox inbox sits between the two and is not
  * timed. A third path, the floor, is the same two round trips through a workflow with nothing of msgflow in it
- * (bench/floor): what Temporal itself costs here. The paths alternate, so noise hits all. One session's trace
- * (client → server → workflow task → activity → answer, from the client's clock and the history's event times)
- * shows where time goes.
+ * (bench/floor): what Temporal itself costs here. The paths alternate, so noise hits all. Where the time goes
+ * is read from every session's timeline (the client's marks and the history's event times): the median of
+ * each step (client → server → workflow task → activity → answer), the facade beside the floor.
  */
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -64,8 +64,9 @@ export const otpBenchmark: Benchmark = {
       queued: { send: [], verify: [], total: [] },
       local: { send: [], verify: [], total: [] },
     };
-    let trace: string[] = [];
-    const traced = WARMUP + Math.floor(ITERATIONS / 2);
+    // Timelines of the kept sessions: the facade's, and the floor's with a queued activity.
+    const timelines: Record<'facade' | 'floor', Timeline[]> = { facade: [], floor: [] };
+    let steps: string[];
 
     try {
       for (const [i, recipient] of recipients.entries()) {
@@ -73,19 +74,21 @@ export const otpBenchmark: Benchmark = {
         // Through msgflow: one OTP session per recipient.
         const marks: Mark[] = [];
         let t0 = performance.now();
-        marks.push(mark('client: sendOtp called'));
+        marks.push(mark('client: send called'));
         const { workflowId } = await stack.msgflow.sendOtp({ purpose: 'bench', recipient });
-        marks.push(mark('client: sendOtp answered'));
+        marks.push(mark('client: send answered'));
         let sent = performance.now() - t0;
         let code = await codeOf(recipient);
         t0 = performance.now();
-        marks.push(mark('client: verifyOtp called'));
+        marks.push(mark('client: verify called'));
         const answer = await stack.msgflow.verifyOtp({ purpose: 'bench', recipient, code });
-        marks.push(mark('client: verifyOtp answered'));
+        marks.push(mark('client: verify answered'));
         let verified = performance.now() - t0;
         if (answer.status !== 'verified') throw new Error(`facade verify answered ${answer.status}`);
-        if (keep) record(facade, sent, verified);
-        if (i === traced) trace = await traceOf(stack.temporal, workflowId, marks);
+        if (keep) {
+          record(facade, sent, verified);
+          timelines.facade.push({ workflowId, marks });
+        }
 
         // The ceiling: the same two provider calls, straight from the client.
         t0 = performance.now();
@@ -100,12 +103,15 @@ export const otpBenchmark: Benchmark = {
 
         // The floor: the same two round trips with a no-op activity, queued and local.
         for (const mode of ['queued', 'local'] as const) {
-          const [floorSent, floorVerified] = await floorRoundTrips(stack.temporal, floorQueue, mode);
-          if (keep) record(floor[mode], floorSent, floorVerified);
+          const session = await floorRoundTrips(stack.temporal, floorQueue, mode);
+          if (!keep) continue;
+          record(floor[mode], session.sent, session.verified);
+          if (mode === 'queued') timelines.floor.push(session.timeline);
         }
 
         if ((i + 1) % 50 === 0) log(`${i + 1}/${recipients.length}`);
       }
+      steps = await medianSteps(stack.temporal, timelines);
     } finally {
       await floorWorker.stop();
       await bench.close();
@@ -130,28 +136,38 @@ export const otpBenchmark: Benchmark = {
         'facade send = update-with-start answered after the provider accepted the code (workflow task + provider-queue activity)',
         'facade verify = one update: validator, FIFO lock, provider-queue activity that opens the sealed code',
         `sandbox at its default timings (send latency ${DEFAULTS.sendLatencyMs} ms); Temporal dev server on this machine; \`msgflow worker\` in a process of its own`,
-        `trace of session ${traced - WARMUP + 1} (ms since sendOtp was called; client clock and history event times, same machine):`,
-        ...trace,
+        `where the time goes: the median of each step over the ${ITERATIONS} sessions, facade | floor (queued activity), ms (client clock and history event times, same machine; — where the floor has no such step):`,
+        ...steps,
       ],
     };
   },
 };
 
-/** One floor session: its update-with-start and its update, timed as the facade's send and verify. */
-async function floorRoundTrips(client: Client, taskQueue: string, mode: FloorActivityMode): Promise<[number, number]> {
+/** One floor session: its update-with-start and its update, timed and marked as the facade's send and verify. */
+async function floorRoundTrips(
+  client: Client,
+  taskQueue: string,
+  mode: FloorActivityMode,
+): Promise<{ sent: number; verified: number; timeline: Timeline }> {
+  const workflowId = `bench-floor-${randomUUID()}`;
   const startWorkflowOperation = new WithStartWorkflowOperation(floorRoundTrip, {
-    workflowId: `bench-floor-${randomUUID()}`,
+    workflowId,
     taskQueue,
     args: [mode],
     workflowIdConflictPolicy: 'FAIL',
   });
+  const marks: Mark[] = [];
   let t0 = performance.now();
+  marks.push(mark('client: send called'));
   await client.workflow.executeUpdateWithStart(callUpdate, { args: ['send'], startWorkflowOperation });
-  const started = performance.now() - t0;
+  marks.push(mark('client: send answered'));
+  const sent = performance.now() - t0;
   const handle = await startWorkflowOperation.workflowHandle();
   t0 = performance.now();
+  marks.push(mark('client: verify called'));
   await handle.executeUpdate(callUpdate, { args: ['verify'] });
-  return [started, performance.now() - t0];
+  marks.push(mark('client: verify answered'));
+  return { sent, verified: performance.now() - t0, timeline: { workflowId, marks } };
 }
 
 function record(timings: Timings, send: number, verify: number): void {
@@ -187,24 +203,52 @@ interface Mark {
   what: string;
 }
 
+/** One session: its workflow, and the client's marks around its two calls. */
+interface Timeline {
+  workflowId: string;
+  marks: Mark[];
+}
+
 /** Wall-clock time with sub-millisecond precision, comparable with the server's event times on this machine. */
 const mark = (what: string): Mark => ({ at: performance.timeOrigin + performance.now(), what });
 
-/** The client's marks and the session's history events, in time order, as lines `+ms what`. */
-async function traceOf(client: Client, workflowId: string, marks: Mark[]): Promise<string[]> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const events: Mark[] = (history.events ?? []).map((event) => ({
-    at: Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6,
-    what: `server: ${eventName(event.eventType)}`,
-  }));
-  const all = [...marks, ...events].sort((a, b) => a.at - b.at);
-  const start = marks[0]!.at;
-  let previous = start;
-  return all.map(({ at, what }) => {
-    const line = `+${(at - start).toFixed(1)} (Δ ${(at - previous).toFixed(1)}) ${what}`;
-    previous = at;
-    return line;
-  });
+/**
+ * The median of each step of the sessions, the facade's beside the floor's, as lines `facade | floor  step`. A
+ * step is the time from one point of a session's timeline (a client mark or a history event) to the next; the
+ * n-th occurrence of the same pair is the same step in every session, so the two paths line up step by step.
+ */
+async function medianSteps(client: Client, timelines: Record<'facade' | 'floor', Timeline[]>): Promise<string[]> {
+  const [facade, floor] = await Promise.all([
+    stepDurations(client, timelines.facade),
+    stepDurations(client, timelines.floor),
+  ]);
+  const cell = (durations: number[] | undefined) => (durations ? round(percentile(durations, 50)).toFixed(1) : '—');
+  return [...facade.keys()].map((step) => `${cell(facade.get(step))} | ${cell(floor.get(step))}  ${step}`);
+}
+
+const BETWEEN_THE_CALLS = 'client: send answered → client: verify called';
+
+/** Every session's steps, by name in the order of the first session: their durations across the sessions. */
+async function stepDurations(client: Client, timelines: Timeline[]): Promise<Map<string, number[]>> {
+  const steps = new Map<string, number[]>();
+  for (const { workflowId, marks } of timelines) {
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const events: Mark[] = (history.events ?? []).map((event) => ({
+      at: Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6,
+      what: `server: ${eventName(event.eventType)}`,
+    }));
+    const points = [...marks, ...events].sort((a, b) => a.at - b.at);
+    const seen = new Map<string, number>();
+    for (let k = 1; k < points.length; k++) {
+      const pair = `${points[k - 1]!.what} → ${points[k]!.what}`;
+      if (pair === BETWEEN_THE_CALLS) continue; // the inbox read, not timed
+      const occurrence = (seen.get(pair) ?? 0) + 1;
+      seen.set(pair, occurrence);
+      const step = occurrence === 1 ? pair : `${pair} (${occurrence})`;
+      steps.set(step, [...(steps.get(step) ?? []), points[k]!.at - points[k - 1]!.at]);
+    }
+  }
+  return steps;
 }
 
 function eventName(type: proto.temporal.api.enums.v1.EventType | null | undefined): string {
