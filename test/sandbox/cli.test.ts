@@ -191,3 +191,44 @@ describe('msgflow sandbox', () => {
     );
   });
 });
+
+describe('npm run msgflow', () => {
+  // A process manager (or `timeout`) stops the npm process alone: the signal has to reach msgflow itself, or
+  // its servers outlive npm and keep their ports.
+  it('stops the command when npm alone gets SIGTERM', { timeout: 120_000 }, async () => {
+    const npm = spawn(
+      'npm',
+      ['run', '--silent', 'msgflow', '--', 'sandbox', '--port', '0', '--db', ':memory:', '--admin-token', ADMIN_TOKEN],
+      // Its own process group, so a failed run can be cleaned up whole.
+      { cwd: root, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    try {
+      const health = await new Promise<string>((found, fail) => {
+        let out = '';
+        npm.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /sandbox: (http:\/\/\S+)\/v1/.exec(out);
+          if (match) found(`${match[1]!}/healthz`);
+        });
+        npm.once('exit', (code) => fail(new Error(`npm exited with ${code}: ${out}`)));
+      });
+      expect((await fetch(health)).status).toBe(200);
+
+      const npmExited = new Promise((resolve) => npm.once('exit', resolve));
+      process.kill(npm.pid!, 'SIGTERM');
+      await npmExited;
+      const answering = () =>
+        fetch(health).then(
+          () => true,
+          () => false,
+        );
+      await eventually(answering, (up) => !up, 30_000);
+    } finally {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    }
+  });
+});
