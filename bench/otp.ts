@@ -245,7 +245,9 @@ async function stepDurations(client: Client, timelines: Timeline[]): Promise<Map
       const occurrence = (seen.get(pair) ?? 0) + 1;
       seen.set(pair, occurrence);
       const step = occurrence === 1 ? pair : `${pair} (${occurrence})`;
-      steps.set(step, [...(steps.get(step) ?? []), points[k]!.at - points[k - 1]!.at]);
+      const durations = steps.get(step) ?? [];
+      durations.push(points[k]!.at - points[k - 1]!.at);
+      steps.set(step, durations);
     }
   }
   return steps;
