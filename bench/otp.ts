@@ -73,31 +73,25 @@ export const otpBenchmark: Benchmark = {
         const keep = i >= WARMUP;
         // Through msgflow: one OTP session per recipient.
         const marks: Mark[] = [];
-        let t0 = performance.now();
-        marks.push(mark('client: send called'));
-        const { workflowId } = await stack.msgflow.sendOtp({ purpose: 'bench', recipient });
-        marks.push(mark('client: send answered'));
-        let sent = performance.now() - t0;
+        const send = await markedCall(marks, 'send', () => stack.msgflow.sendOtp({ purpose: 'bench', recipient }));
         let code = await codeOf(recipient);
-        t0 = performance.now();
-        marks.push(mark('client: verify called'));
-        const answer = await stack.msgflow.verifyOtp({ purpose: 'bench', recipient, code });
-        marks.push(mark('client: verify answered'));
-        let verified = performance.now() - t0;
-        if (answer.status !== 'verified') throw new Error(`facade verify answered ${answer.status}`);
+        const verify = await markedCall(marks, 'verify', () =>
+          stack.msgflow.verifyOtp({ purpose: 'bench', recipient, code }),
+        );
+        if (verify.result.status !== 'verified') throw new Error(`facade verify answered ${verify.result.status}`);
         if (keep) {
-          record(facade, sent, verified);
-          timelines.facade.push({ workflowId, marks });
+          record(facade, send.ms, verify.ms);
+          timelines.facade.push({ workflowId: send.result.workflowId, marks });
         }
 
         // The ceiling: the same two provider calls, straight from the client.
-        t0 = performance.now();
+        let t0 = performance.now();
         const otp = await stack.messaging.otp.send({ recipient }, { idempotencyKey: randomUUID() });
-        sent = performance.now() - t0;
+        const sent = performance.now() - t0;
         code = await codeOf(recipient);
         t0 = performance.now();
         const checked = await stack.messaging.otp.verify({ otp_id: otp.otp_id, code });
-        verified = performance.now() - t0;
+        const verified = performance.now() - t0;
         if (checked.status !== 'verified') throw new Error(`bare verify answered ${checked.status}`);
         if (keep) record(bare, sent, verified);
 
@@ -157,17 +151,26 @@ async function floorRoundTrips(
     workflowIdConflictPolicy: 'FAIL',
   });
   const marks: Mark[] = [];
-  let t0 = performance.now();
-  marks.push(mark('client: send called'));
-  await client.workflow.executeUpdateWithStart(callUpdate, { args: ['send'], startWorkflowOperation });
-  marks.push(mark('client: send answered'));
-  const sent = performance.now() - t0;
+  const send = await markedCall(marks, 'send', () =>
+    client.workflow.executeUpdateWithStart(callUpdate, { args: ['send'], startWorkflowOperation }),
+  );
   const handle = await startWorkflowOperation.workflowHandle();
-  t0 = performance.now();
-  marks.push(mark('client: verify called'));
-  await handle.executeUpdate(callUpdate, { args: ['verify'] });
-  marks.push(mark('client: verify answered'));
-  return { sent, verified: performance.now() - t0, timeline: { workflowId, marks } };
+  const verify = await markedCall(marks, 'verify', () => handle.executeUpdate(callUpdate, { args: ['verify'] }));
+  return { sent: send.ms, verified: verify.ms, timeline: { workflowId, marks } };
+}
+
+/** One call of a session, marked on its timeline when called and when answered: its result and its time in ms. */
+async function markedCall<T>(
+  marks: Mark[],
+  name: 'send' | 'verify',
+  call: () => Promise<T>,
+): Promise<{ result: T; ms: number }> {
+  const called = mark(`client: ${name} called`);
+  marks.push(called);
+  const result = await call();
+  const answered = mark(`client: ${name} answered`);
+  marks.push(answered);
+  return { result, ms: answered.at - called.at };
 }
 
 function record(timings: Timings, send: number, verify: number): void {

@@ -26,6 +26,19 @@ function run(
   });
 }
 
+/** The base URL a starting sandbox prints (`sandbox: http://…/v1`); fails if the process exits first. */
+function printedBaseUrl(child: ChildProcess): Promise<string> {
+  return new Promise<string>((found, fail) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /sandbox: (http:\/\/\S+\/v1)/.exec(out);
+      if (match) found(match[1]!);
+    });
+    child.once('exit', (code) => fail(new Error(`sandbox exited with ${code}: ${out}`)));
+  });
+}
+
 describe('msgflow sandbox', () => {
   let server: ChildProcess;
   let baseUrl: string;
@@ -40,15 +53,7 @@ describe('msgflow sandbox', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    baseUrl = await new Promise<string>((found, fail) => {
-      let out = '';
-      server.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /sandbox: (http:\/\/\S+\/v1)/.exec(out);
-        if (match) found(match[1]!);
-      });
-      server.once('exit', (code) => fail(new Error(`sandbox exited with ${code}: ${out}`)));
-    });
+    baseUrl = await printedBaseUrl(server);
     helperEnv = { MSGFLOW_SANDBOX_URL: baseUrl.replace(/\/v1$/, ''), MSGFLOW_SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN };
   });
   afterAll(async () => {
@@ -203,15 +208,7 @@ describe('npm run msgflow', () => {
       { cwd: root, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     try {
-      const health = await new Promise<string>((found, fail) => {
-        let out = '';
-        npm.stdout!.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /sandbox: (http:\/\/\S+)\/v1/.exec(out);
-          if (match) found(`${match[1]!}/healthz`);
-        });
-        npm.once('exit', (code) => fail(new Error(`npm exited with ${code}: ${out}`)));
-      });
+      const health = (await printedBaseUrl(npm)).replace(/\/v1$/, '/healthz');
       expect((await fetch(health)).status).toBe(200);
 
       const npmExited = new Promise((resolve) => npm.once('exit', resolve));
