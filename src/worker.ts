@@ -1,11 +1,14 @@
 /**
- * The msgflow worker: one Worker for workflows and Temporal-facing activities, and one for provider calls
- * on the sibling queue, whose rate the Temporal server enforces across every worker on it.
+ * The msgflow worker: one Worker for workflows and Temporal-facing activities (and the OTP provider calls,
+ * run as local activities), and one for the other provider calls on the sibling queue, whose rate the
+ * Temporal server enforces across every worker on it. Every provider call first takes a request from the
+ * token's budget in the message store.
  */
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
+import { createOtpActivities } from '../activities/otp.js';
 import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
 import { MessagingClient } from './client/client.js';
 import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, StoreEnv, WorkerEnv } from './config.js';
@@ -17,6 +20,7 @@ import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpSealKeyRingFromEnv } from './starter/otp.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
+import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-budget.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsFromEnv } from './store/index.js';
 
@@ -39,8 +43,13 @@ export interface MsgflowWorkerOptions {
   messaging: MessagingClient;
   /** The message store: sending activities record their messages in it, awaited by their workflow. */
   store: MessageStore;
-  /** The provider token's request limit; enforced by the server on the provider queue. */
+  /**
+   * The provider token's request limit: enforced by the server on the provider queue, and by the budget in the
+   * message store on every provider call.
+   */
   providerRatePerMinute: number;
+  /** The token's request budget in the store (default `provider`): every worker using the token shares it. */
+  requestBudget?: string;
   /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
@@ -68,13 +77,20 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const workflowSource = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
     : { workflowsPath: WORKFLOWS_PATH };
+  const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
+  // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
+  // the server's provider queue.
+  const otpCalls = createOtpActivities(messaging, options.otpKeyRing);
   const workflows = await Worker.create({
     connection,
     namespace,
     taskQueue,
     dataConverter,
     ...workflowSource,
-    activities: createWorkflowQueueActivities(store, { audienceLoaders: options.audienceLoaders }),
+    activities: { ...createWorkflowQueueActivities(store, { audienceLoaders: options.audienceLoaders }), ...otpCalls },
+    interceptors: {
+      activity: [requestBudgetInterceptor(gate, (type) => type in otpCalls), providerMetricsInterceptor],
+    },
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
   });
   const providerQueue = providerTaskQueue(taskQueue);
@@ -88,7 +104,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
       otpKeyRing: options.otpKeyRing,
       audienceLoaders: options.audienceLoaders,
     }),
-    interceptors: { activity: [providerMetricsInterceptor] },
+    interceptors: { activity: [requestBudgetInterceptor(gate), providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
   });
   return {

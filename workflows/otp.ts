@@ -14,7 +14,9 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -62,6 +64,46 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
 
 type OtpActivities = ReturnType<typeof createOtpActivities>;
 
+/** The patch that moved the session's provider calls to local activities. */
+const OTP_CALLS_LOCAL = 'otp-calls-local';
+
+/**
+ * The session's provider calls. A person waits on each: they run as local activities of the session's own
+ * worker, one round trip fewer than through the provider queue (the worker holds them to the token's budget).
+ * Sessions started before this version keep scheduling them on the provider queue.
+ */
+function otpCalls(taskQueue: string): Pick<Session, 'provider' | 'verifier'> {
+  const send = {
+    retry: PROVIDER_ACTIVITY_OPTIONS.retry,
+    // Someone is waiting for the code: a lost worker is noticed within seconds (the send is idempotent),
+    // and past two minutes the send fails rather than arriving too late to matter.
+    startToCloseTimeout: '10 seconds',
+    scheduleToCloseTimeout: '2 minutes',
+  } as const;
+  const verify = {
+    startToCloseTimeout: '10 seconds',
+    // The caller waits synchronously: a few quick tries, then an answer ("unavailable") rather than a hang.
+    scheduleToCloseTimeout: '30 seconds',
+    retry: {
+      initialInterval: '200 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '2 seconds',
+      maximumAttempts: 5,
+    },
+  } as const;
+  if (patched(OTP_CALLS_LOCAL)) {
+    return {
+      provider: proxyLocalActivities<OtpActivities>(send),
+      verifier: proxyLocalActivities<OtpActivities>(verify),
+    };
+  }
+  const queued = { taskQueue: providerTaskQueue(taskQueue), priority: INTERACTIVE_PRIORITY };
+  return {
+    provider: proxyActivities<OtpActivities>({ ...send, ...queued }),
+    verifier: proxyActivities<OtpActivities>({ ...verify, ...queued }),
+  };
+}
+
 /** One run of the session: its settings and state, the lock its updates take turns on, and its activities. */
 interface Session {
   input: OtpVerificationInput;
@@ -85,28 +127,7 @@ interface SendFailure {
 
 function openSession(input: OtpVerificationInput): Session {
   const { workflowId, taskQueue, firstExecutionRunId } = workflowInfo();
-  const provider = proxyActivities<OtpActivities>({
-    ...PROVIDER_ACTIVITY_OPTIONS,
-    taskQueue: providerTaskQueue(taskQueue),
-    // Someone is waiting for the code: a lost worker is noticed within seconds (the send is idempotent),
-    // and past two minutes the send fails rather than arriving too late to matter.
-    startToCloseTimeout: '10 seconds',
-    scheduleToCloseTimeout: '2 minutes',
-    priority: INTERACTIVE_PRIORITY, // a person is waiting for this code
-  });
-  const verifier = proxyActivities<OtpActivities>({
-    taskQueue: providerTaskQueue(taskQueue),
-    startToCloseTimeout: '10 seconds',
-    // The caller waits synchronously: a few quick tries, then an answer ("unavailable") rather than a hang.
-    scheduleToCloseTimeout: '30 seconds',
-    retry: {
-      initialInterval: '200 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '2 seconds',
-      maximumAttempts: 5,
-    },
-    priority: INTERACTIVE_PRIORITY, // a person is waiting for this code
-  });
+  const { provider, verifier } = otpCalls(taskQueue);
   return {
     input,
     settings: otpSettings(input),

@@ -35,4 +35,4 @@ export function providerQueueRate(limitPerMinute: number, partitions = 1): numbe
 }
 
 /** How late a dispatched provider request may reach the provider, counted against its one-minute window. */
-const DISPATCH_JITTER_SECONDS = 0.5;
+export const DISPATCH_JITTER_SECONDS = 0.5;

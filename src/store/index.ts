@@ -18,6 +18,7 @@ export { StoreInputError } from './types.js';
 export { StoreSchemaError } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
 export { storeOptionsFromEnv } from './from-env.js';
+export * from './request-budget.js';
 export { startRetention, type RetentionOptions } from './retention.js';
 
 export const DEFAULT_STORE_FILE = join(DATA_DIR, 'msgflow.db');

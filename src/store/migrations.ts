@@ -107,4 +107,22 @@ CREATE TABLE suppressions (
 CREATE INDEX suppressions_by_time ON suppressions (added_at, lookup);
 `,
   },
+  {
+    version: 5,
+    name: "the provider token's request budget (request-budget.ts)",
+    sqlite: `
+CREATE TABLE request_budgets (
+  name TEXT PRIMARY KEY,
+  tokens REAL NOT NULL,
+  refilled_at INTEGER NOT NULL
+);
+`,
+    postgres: `
+CREATE TABLE request_budgets (
+  name TEXT PRIMARY KEY,
+  tokens DOUBLE PRECISION NOT NULL,
+  refilled_at BIGINT NOT NULL
+);
+`,
+  },
 ];

@@ -13,6 +13,13 @@ import { type FinalStatus, isFinalStatus } from '../api/constants.js';
 import type { Driver, Executor, SqlValue } from './driver.js';
 import type { PersonalData } from './personal-data.js';
 import {
+  type BudgetAnswer,
+  type BudgetSettings,
+  fullBucket,
+  type RequestClass,
+  takeRequest,
+} from './request-budget.js';
+import {
   type ErasureResult,
   type FinalOutcome,
   type MessageStore,
@@ -491,6 +498,37 @@ export class SqlMessageStore implements MessageStore {
       suppressed,
       suppressionKeptAs: this.personal.encrypted ? 'keyed-hash' : 'number',
     };
+  }
+
+  async takeRequest(
+    budget: string,
+    settings: BudgetSettings,
+    kind: RequestClass,
+    now = Date.now(),
+  ): Promise<BudgetAnswer> {
+    checkText('budget', budget, 200);
+    return this.driver.transaction(async (tx) => {
+      const full = fullBucket(settings, now);
+      await tx.run(
+        'INSERT INTO request_budgets (name, tokens, refilled_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+        [budget, full.tokens, full.refilledAt],
+      );
+      // SQLite's transaction already holds the only write lock; PostgreSQL takers queue on the row.
+      const lock = this.driver.dialect === 'postgres' ? ' FOR UPDATE' : '';
+      const [row] = await tx.all<{ tokens: number | string; refilled_at: number | string }>(
+        `SELECT tokens, refilled_at FROM request_budgets WHERE name = ?${lock}`,
+        [budget],
+      );
+      const before = { tokens: Number(row!.tokens), refilledAt: Number(row!.refilled_at) };
+      const { bucket, answer } = takeRequest(before, settings, kind, now);
+      if (answer.granted)
+        await tx.run('UPDATE request_budgets SET tokens = ?, refilled_at = ? WHERE name = ?', [
+          bucket.tokens,
+          bucket.refilledAt,
+          budget,
+        ]);
+      return answer;
+    });
   }
 
   close(): Promise<void> {

@@ -5,6 +5,7 @@
 import type { KeyRing } from '../crypto/keyring.js';
 import type { FinalStatus } from '../api/constants.js';
 import type { Migration } from './migrations.js';
+import type { BudgetAnswer, BudgetSettings, RequestClass } from './request-budget.js';
 
 /** A message a sender just got an id for. `number` and `campaignKey` feed per-recipient reports. */
 export interface SentMessage {
@@ -217,6 +218,11 @@ export interface MessageStore {
   suppressions(options: { limit: number; after?: string }): Promise<Page<SuppressionRow>>;
   /** Erases one person's number from reports and rejected events; an opt-out stays, without the number. */
   eraseNumber(number: string): Promise<ErasureResult>;
+  /**
+   * Asks the named request budget (one per provider token, shared by every process on this store) for one
+   * request at `now`: granted, or how long to wait before asking again.
+   */
+  takeRequest(budget: string, settings: BudgetSettings, kind: RequestClass, now?: number): Promise<BudgetAnswer>;
   close(): Promise<void>;
 }
 

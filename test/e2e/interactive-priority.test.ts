@@ -1,15 +1,17 @@
 /**
  * Interactive traffic first, at the provider's real limit (120 requests/minute): with campaign chunks queued
- * on the provider task queue (the backlog read from the Temporal server), an OTP's provider call reaches the
- * sandbox before the chunks still queued — its order read from the sandbox's ledger — and no request meets
- * a 429. Task-queue priority (OTP and single sends before campaign chunks) decides this; without it the
- * OTP would wait behind the whole backlog.
+ * on the provider task queue (the backlog read from the Temporal server), an OTP's provider call and a single
+ * send's reach the sandbox before the chunks still queued — their order read from the sandbox's ledger — and
+ * no request meets a 429. The OTP call skips the queue (a local activity); the single send goes first by
+ * task-queue priority, without which it would wait behind the whole backlog. Both take the request budget's
+ * reserve, which the campaign's calls leave them.
  */
 import proto from '@temporalio/proto';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerTaskQueue } from '../../src/definitions/task-queues.js';
 import type { RunningStack } from '../../src/stack.js';
+import { activityCalls } from '../support/history.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -18,7 +20,7 @@ const CAMPAIGNS = 2;
 const RECIPIENTS_PER_CAMPAIGN = 24;
 const QUEUED_AT_LEAST = 20;
 
-describe('interactive sends before campaign chunks on the provider queue', () => {
+describe('interactive sends before the campaign chunks queued for the provider', () => {
   let stack: RunningStack;
 
   beforeAll(async () => {
@@ -42,8 +44,9 @@ describe('interactive sends before campaign chunks on the provider queue', () =>
     return Number(stats?.approximateBacklogCount ?? 0);
   }
 
-  it('sends an OTP ahead of the queued chunks, with no 429', { timeout: 180_000 }, async () => {
-    const numbers = validNumbers(CAMPAIGNS * RECIPIENTS_PER_CAMPAIGN + 1);
+  it('sends an OTP and a single SMS ahead of the queued chunks, with no 429', { timeout: 180_000 }, async () => {
+    const numbers = validNumbers(CAMPAIGNS * RECIPIENTS_PER_CAMPAIGN + 2);
+    const smsRecipient = numbers.pop()!;
     const otpRecipient = numbers.pop()!;
     // One recipient per request, as many requests in flight as a campaign allows: the queue fills up.
     const runs = await Promise.all(
@@ -69,27 +72,35 @@ describe('interactive sends before campaign chunks on the provider queue', () =>
     );
     const chargedBefore = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms').length;
 
-    const sent = await stack.msgflow.sendOtp({ purpose: 'login', recipient: otpRecipient });
+    const [sent, single] = await Promise.all([
+      stack.msgflow.sendOtp({ purpose: 'login', recipient: otpRecipient }),
+      stack.msgflow.sendSms({ recipients: [smsRecipient], sender: 'ACME', message: 'Your order has shipped' }),
+    ]);
     expect(sent.status).toBe('sent');
-    for (const run of runs) await run.result();
+    for (const run of [...runs, single]) await run.result();
 
     // The sandbox's record of every charge, in the order its requests were taken.
     const charges = (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms' || e.kind === 'otp');
-    const otpAt = charges.findIndex((e) => e.kind === 'otp');
-    expect(charges.filter((e) => e.kind === 'sms')).toHaveLength(CAMPAIGNS * RECIPIENTS_PER_CAMPAIGN);
-    const chunksBetween = otpAt - chargedBefore;
-    const chunksAfter = charges.length - otpAt - 1;
-    // Taken at the next free request slot: at most the requests already handed to the worker before the
-    // OTP reached the server go first, never the backlog behind them (in FIFO order, all of it would).
-    expect(chunksAfter).toBeGreaterThanOrEqual(queued - 4);
-    expect(chunksBetween).toBeLessThanOrEqual(4);
+    const campaignCharges = charges.filter((e) => e.kind === 'sms' && e.recipient !== `+${smsRecipient}`);
+    expect(campaignCharges).toHaveLength(CAMPAIGNS * RECIPIENTS_PER_CAMPAIGN);
+    for (const interactive of [
+      charges.findIndex((e) => e.kind === 'otp'),
+      charges.findIndex((e) => e.recipient === `+${smsRecipient}`),
+    ]) {
+      const chunksBefore = charges.slice(chargedBefore, interactive).filter((e) => campaignCharges.includes(e));
+      const chunksAfter = charges.slice(interactive + 1).filter((e) => campaignCharges.includes(e));
+      // Taken at the next free request slot: at most the requests already handed to the worker before the
+      // call reached the server go first, never the backlog behind them (in FIFO order, all of it would).
+      expect(chunksAfter.length).toBeGreaterThanOrEqual(queued - 4);
+      expect(chunksBefore.length).toBeLessThanOrEqual(4);
+    }
 
     // No 429: a provider call the provider refused would have been retried, so every one ran once.
-    const workflowIds = [...runs.map((r) => r.workflowId), sent.workflowId];
+    const workflowIds = [...runs.map((r) => r.workflowId), sent.workflowId, single.workflowId];
     for (const workflowId of workflowIds) {
-      const events = (await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-      const attempts = events.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
-      expect(attempts.every((attempt) => attempt === 1)).toBe(true);
+      const calls = activityCalls((await stack.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls.every((call) => call.attempt === 1)).toBe(true);
     }
   });
 });

@@ -3,6 +3,7 @@
  * address, so a burst of logins meets it. The send past the limit is answered at once with the provider's
  * Retry-After (OtpRateLimitedError) instead of holding the login until the window passes; nothing is charged.
  */
+import { activityCalls } from '../support/history.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/sandbox/options.js';
 import type { RunningStack } from '../../src/stack.js';
@@ -39,8 +40,8 @@ describe('OTP sends over the per-source-address limit', () => {
     // The session ended at its first attempt: the provider was asked once, the refusal was not retried.
     const handle = stack.temporal.workflow.getHandle(otpWorkflowId(stack.otpKeys.hashKey, 'login', refused));
     expect(await handle.result()).toMatchObject({ status: 'failed', sends: 0, failure: 'OtpSourceRateLimited' });
-    const attempts = (await handle.fetchHistory()).events!.filter((e) => e.activityTaskStartedEventAttributes);
-    expect(attempts.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([1]);
+    const sends = activityCalls((await handle.fetchHistory()).events!, 'sendOtpCode');
+    expect(sends.map((call) => call.attempt)).toEqual([1]);
     const ledger = await stack.admin.ledger(stack.accountId!);
     expect(ledger.filter((e) => e.kind === 'otp')).toHaveLength(limit);
     expect(ledger.some((e) => e.recipient === `+${refused}`)).toBe(false);

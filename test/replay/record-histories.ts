@@ -111,7 +111,7 @@ try {
   });
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
-  await save('otp-verification', otp.workflowId);
+  await save('otp-verification-local-calls', otp.workflowId);
 
   // A voice call followed to its final state, and a contact check.
   const call = await stack.msgflow.startVoiceCall({

@@ -1,0 +1,66 @@
+/**
+ * The provider token's request budget, shared by every worker through the store: a token bucket that never
+ * lets more requests go than the provider's per-minute limit allows, whichever worker or path sends them.
+ * Interactive requests (a person waits: OTP sends and checks, single sends) may take any token; bulk ones
+ * (campaign chunks) only one beyond a reserve, so a login never waits for the campaign's requests, and the
+ * campaign still gets every request logins leave.
+ */
+
+import { DISPATCH_JITTER_SECONDS } from '../definitions/task-queues.js';
+
+export type RequestClass = 'interactive' | 'bulk';
+
+export interface BudgetSettings {
+  /** Tokens the bucket holds when full: one request's reserve for interactive calls, plus one. */
+  capacity: number;
+  /** Tokens kept for interactive requests: bulk ones go only while more than this is left. */
+  reserve: number;
+  /** Tokens added per millisecond. */
+  perMs: number;
+}
+
+export interface BucketState {
+  tokens: number;
+  /** When `tokens` was computed, ms since the epoch. */
+  refilledAt: number;
+}
+
+export type BudgetAnswer = { granted: true } | { granted: false; waitMs: number };
+
+/**
+ * A request may reach the provider this long after its token was taken: the bucket's minute is this much
+ * longer than the provider's windows, so none of them sees more than the limit.
+ */
+export const ARRIVAL_SPREAD_MS = DISPATCH_JITTER_SECONDS * 1000;
+
+/** The bucket for a limit of `ratePerMinute` requests per rolling or fixed minute. */
+export function budgetSettings(ratePerMinute: number): BudgetSettings {
+  if (!Number.isFinite(ratePerMinute) || ratePerMinute < 1)
+    throw new RangeError(`the provider's rate limit must be at least 1 a minute (got ${ratePerMinute})`);
+  // Any span of 60 s + spread hands out at most capacity + refill = the limit. Below 3 a minute there is no
+  // room for a reserve: every request then takes its turn.
+  const reserve = ratePerMinute >= 3 ? 1 : 0;
+  const capacity = reserve + 1;
+  return { capacity, reserve, perMs: Math.max(ratePerMinute - capacity, 1) / (60_000 + ARRIVAL_SPREAD_MS) };
+}
+
+/** A full bucket: what a budget starts as. */
+export function fullBucket(settings: BudgetSettings, now: number): BucketState {
+  return { tokens: settings.capacity, refilledAt: now };
+}
+
+/** The bucket after one request of `kind` asks at `now`: one token fewer when granted, else how long to wait. */
+export function takeRequest(
+  bucket: BucketState,
+  settings: BudgetSettings,
+  kind: RequestClass,
+  now: number,
+): { bucket: BucketState; answer: BudgetAnswer } {
+  // A clock behind the last taker's adds nothing (and takes nothing away).
+  const elapsed = Math.max(0, now - bucket.refilledAt);
+  const tokens = Math.min(settings.capacity, bucket.tokens + elapsed * settings.perMs);
+  const needed = kind === 'interactive' ? 1 : 1 + settings.reserve;
+  const refilled = { tokens, refilledAt: Math.max(now, bucket.refilledAt) };
+  if (tokens >= needed) return { bucket: { ...refilled, tokens: tokens - 1 }, answer: { granted: true } };
+  return { bucket: refilled, answer: { granted: false, waitMs: Math.ceil((needed - tokens) / settings.perMs) } };
+}
