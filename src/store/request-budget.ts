@@ -38,7 +38,8 @@ export function budgetSettings(ratePerMinute: number): BudgetSettings {
   if (!Number.isFinite(ratePerMinute) || ratePerMinute < 1)
     throw new RangeError(`the provider's rate limit must be at least 1 a minute (got ${ratePerMinute})`);
   // Any span of 60 s + spread hands out at most capacity + refill = the limit. Below 3 a minute there is no
-  // room for a reserve: every request then takes its turn.
+  // room for a reserve: every request then takes its turn (and at 1 a minute, a window may see 2: the
+  // provider's 429 is then waited out, as for a token shared with another service).
   const reserve = ratePerMinute >= 3 ? 1 : 0;
   const capacity = reserve + 1;
   return { capacity, reserve, perMs: Math.max(ratePerMinute - capacity, 1) / (60_000 + ARRIVAL_SPREAD_MS) };

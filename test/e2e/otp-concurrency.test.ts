@@ -3,9 +3,9 @@
  * one provider call every few seconds), so the first verification's provider call waits while the others
  * arrive: several are accepted by the workflow at once, and its lock still lets only one succeed.
  */
-import { activityCalls } from '../support/history.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
+import { activityCalls } from '../support/history.js';
 import { startTestStack } from '../support/stack.js';
 
 describe('concurrent OTP verifications', () => {

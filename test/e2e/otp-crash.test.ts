@@ -8,10 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys, otpWorkflowId } from '../../src/starter/otp.js';
+import { activityCalls } from '../support/history.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { waitFor } from '../support/wait-for.js';
-import { activityCalls } from '../support/history.js';
 
 const PENDING_WORKFLOW_TASK_STATE_STARTED = 2;
 /** Inside the provider's 3 s hold of the send the first worker made on taking the session's first task. */

@@ -3,11 +3,11 @@
  * address, so a burst of logins meets it. The send past the limit is answered at once with the provider's
  * Retry-After (OtpRateLimitedError) instead of holding the login until the window passes; nothing is charged.
  */
-import { activityCalls } from '../support/history.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/sandbox/options.js';
 import type { RunningStack } from '../../src/stack.js';
 import { OtpRateLimitedError, otpWorkflowId } from '../../src/starter/otp.js';
+import { activityCalls } from '../support/history.js';
 import { startTestStack } from '../support/stack.js';
 
 const recipientOf = (n: number) => `2348031${String(n).padStart(6, '0')}`;

@@ -10,7 +10,6 @@ export interface ActivityCall {
   activityType: string;
   /** The attempt that completed (local) or started (queued). */
   attempt: number;
-  local: boolean;
 }
 
 export function activityCalls(events: readonly HistoryEvent[], activityType?: string): ActivityCall[] {
@@ -22,13 +21,13 @@ export function activityCalls(events: readonly HistoryEvent[], activityType?: st
     const started = event.activityTaskStartedEventAttributes;
     if (started) {
       const type = typeOfScheduled.get(String(started.scheduledEventId)) ?? '';
-      calls.push({ activityType: type, attempt: started.attempt ?? 1, local: false });
+      calls.push({ activityType: type, attempt: started.attempt ?? 1 });
     }
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
       const data = marker.details?.data?.payloads?.[0]?.data;
       const parsed = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>) : {};
-      calls.push({ activityType: String(parsed.activity_type), attempt: Number(parsed.attempt ?? 1), local: true });
+      calls.push({ activityType: String(parsed.activity_type), attempt: Number(parsed.attempt ?? 1) });
     }
   }
   return activityType === undefined ? calls : calls.filter((c) => c.activityType === activityType);
