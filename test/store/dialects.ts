@@ -9,7 +9,19 @@ import { openMessageStore, type MessageStore, type MessageStoreOptions } from '.
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
 export type Dialect = 'sqlite' | 'postgres';
-export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
+/**
+ * Both by default; `MSGFLOW_STORE_DIALECTS=sqlite` narrows the parametrised suites to SQLite (the mutation
+ * run, which mutates the SQL layer shared by both and needs no PostgreSQL server per mutant).
+ */
+export const DIALECTS: Dialect[] = dialectsFrom(process.env.MSGFLOW_STORE_DIALECTS);
+
+function dialectsFrom(setting: string | undefined): Dialect[] {
+  if (!setting) return ['sqlite', 'postgres'];
+  const named = setting.split(',').map((name) => name.trim());
+  const unknown = named.filter((name) => name !== 'sqlite' && name !== 'postgres');
+  if (unknown.length > 0) throw new Error(`MSGFLOW_STORE_DIALECTS: unknown dialect ${unknown.join(', ')}`);
+  return named as Dialect[];
+}
 
 export interface DialectHarness {
   /** Where a fresh database lives: `{ file }` or `{ url }`. */

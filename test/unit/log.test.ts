@@ -1,0 +1,104 @@
+/** The JSON logger: what each line holds, the level threshold, and redaction of secrets and personal data. */
+import { describe, expect, it } from 'vitest';
+import { createLogger, type LogLevel, redact } from '../../src/log.js';
+
+const SECRET_KEYS = ['authorization', 'Token', 'api_key', 'apikey', 'secret', 'secrets', 'code', 'otp', 'password'];
+const PERSONAL_KEYS = ['mobile_number', 'recipient', 'recipients', 'to', 'number', 'message', 'text', 'body', 'email'];
+
+function captured(options: { level?: LogLevel; showPersonalData?: boolean } = {}) {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger('test-component', {
+    ...options,
+    write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+  });
+  return { logger, lines };
+}
+
+describe('redact', () => {
+  it('removes every secret, whether personal data is shown or not', () => {
+    for (const key of [...SECRET_KEYS, 'admin_token', 'adminToken']) {
+      expect(redact({ [key]: 'value' }, false)).toEqual({ [key]: '[redacted]' });
+      expect(redact({ [key]: 'value' }, true)).toEqual({ [key]: '[redacted]' });
+    }
+  });
+
+  it('masks personal data unless it is allowed', () => {
+    for (const key of PERSONAL_KEYS) {
+      expect(redact({ [key]: '+2348012345678' }, false)).toEqual({ [key]: '[personal]' });
+      expect(redact({ [key]: '+2348012345678' }, true)).toEqual({ [key]: '+2348012345678' });
+    }
+  });
+
+  it('matches whole keys only', () => {
+    const fields = { otp_id: 'otp_1', codec: 'aes', tokens_left: 3, phone_to: 'x', sender: 'ACME' };
+    expect(redact(fields, false)).toEqual(fields);
+  });
+
+  it('reaches into nested objects and arrays of objects', () => {
+    const fields = { request: { headers: { authorization: 'Bearer t' }, items: [{ to: '+1', id: 7 }] } };
+    expect(redact(fields, false)).toEqual({
+      request: { headers: { authorization: '[redacted]' }, items: [{ to: '[personal]', id: 7 }] },
+    });
+  });
+
+  it('logs an error as its name and message, without its stack or other properties', () => {
+    const error = Object.assign(new TypeError('bad input'), { token: 'secret-token' });
+    expect(redact({ error }, false)).toEqual({ error: { name: 'TypeError', message: 'bad input' } });
+  });
+
+  it('keeps values that are not objects as they are', () => {
+    expect(redact({ count: 3, ok: true, none: null, missing: undefined }, false)).toEqual({
+      count: 3,
+      ok: true,
+      none: null,
+      missing: undefined,
+    });
+    expect(redact('plain', false)).toBe('plain');
+  });
+});
+
+describe('createLogger', () => {
+  it('writes one JSON object a line: time, level, component, message and the redacted fields', () => {
+    const { logger, lines } = captured();
+    logger.info('sent', { provider_message_id: 'msg_1', to: '+2348012345678', token: 't' });
+    expect(lines).toHaveLength(1);
+    const [line] = lines;
+    expect(line).toMatchObject({
+      level: 'info',
+      component: 'test-component',
+      message: 'sent',
+      provider_message_id: 'msg_1',
+      to: '[personal]',
+      token: '[redacted]',
+    });
+    expect(Date.parse(line!.time as string)).not.toBeNaN();
+  });
+
+  it('shows personal data only when allowed', () => {
+    const { logger, lines } = captured({ showPersonalData: true });
+    logger.warn('refused', { to: '+2348012345678', code: '123456' });
+    expect(lines[0]).toMatchObject({ level: 'warn', to: '+2348012345678', code: '[redacted]' });
+  });
+
+  it('drops lines below its level and keeps the rest', () => {
+    const { logger, lines } = captured({ level: 'warn' });
+    logger.debug('d');
+    logger.info('i');
+    logger.warn('w');
+    logger.error('e');
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['warn', 'w'],
+      ['error', 'e'],
+    ]);
+  });
+
+  it('logs everything at debug, and falls back to info for an unknown level', () => {
+    const debug = captured({ level: 'debug' });
+    debug.logger.debug('d');
+    expect(debug.lines.map((l) => l.level)).toEqual(['debug']);
+    const unknown = captured({ level: 'verbose' as LogLevel });
+    unknown.logger.debug('d');
+    unknown.logger.info('i');
+    expect(unknown.lines.map((l) => l.level)).toEqual(['info']);
+  });
+});
