@@ -1,0 +1,113 @@
+/**
+ * A message's final event can be recorded before its sender registers it (the webhook outran the send
+ * activity's write): nobody waits for it yet, so the ingress signals nobody, and only the registration's
+ * answer (`alreadyFinal`) tells the workflow. Here the worker's store holds every registration back until the
+ * ingress has recorded the final event of each message it names, then writes it: a send activity that dropped
+ * what registration returned would leave its workflow waiting out its 6-hour window.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import type { CampaignResult } from '../../src/api/campaign-io.js';
+import type { SendSmsResult } from '../../src/api/workflow-io.js';
+import { FINAL_STATUSES } from '../../src/api/constants.js';
+import { MessagingClient } from '../../src/client/index.js';
+import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
+import type { RunningStack } from '../../src/stack.js';
+import type { MessageStore } from '../../src/store/index.js';
+import { createMsgflowWorker, type MsgflowWorker } from '../../src/worker.js';
+import { startTestStack, testWorkflowBundle } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** Long enough for any test here, far below the default wait window a lost outcome would wait out. */
+const RESULT_BOUND_MS = 30_000;
+
+/** The same store, whose registrations are written only once every message they name has a final outcome. */
+function withRegistrationsAfterEvents(store: MessageStore, registered: string[]): MessageStore {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'register')
+        return async (...args: Parameters<MessageStore['register']>) => {
+          const ids = args[1].map((m) => m.providerMessageId);
+          await waitFor(
+            async () => (await target.outcomes(ids)).length === ids.length,
+            'the final events of the messages being registered',
+            { intervalMs: 20, timeoutMs: 20_000 },
+          );
+          registered.push(...ids);
+          return target.register(...args);
+        };
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The result, or null when it took longer than RESULT_BOUND_MS (an outcome was lost). */
+function boundedResult<T>(result: Promise<T>): Promise<T | null> {
+  return Promise.race([result, sleep(RESULT_BOUND_MS).then(() => null)]);
+}
+
+describe('final events recorded before their messages were registered', () => {
+  let stack: RunningStack;
+  let connection: NativeConnection;
+  let worker: MsgflowWorker;
+  let running: Promise<void>;
+  const registered: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startTestStack({ startWorker: false });
+    const temporal = inject('temporal');
+    connection = await NativeConnection.connect({ address: temporal.address });
+    worker = await createMsgflowWorker({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: stack.taskQueue,
+      messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
+      store: withRegistrationsAfterEvents(stack.store, registered),
+      providerRatePerMinute: 60_000,
+      workflowBundle: await testWorkflowBundle(),
+    });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running?.catch(() => undefined);
+    await connection?.close();
+    await stack?.close();
+  });
+
+  it('a single send reports the webhook states registration handed back', { timeout: 60_000 }, async () => {
+    const recipients = [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered];
+    const run = await stack.msgflow.sendSms({ recipients, sender: 'ACME', message: 'early events' });
+    const result: SendSmsResult | null = await boundedResult(run.result());
+    expect(result, 'the send ended without waiting out its window').not.toBeNull();
+    expect(result?.messages.map((m) => [m.mobile_number, m.status, m.source])).toEqual([
+      [`+${MAGIC_NUMBERS.delivered}`, 'delivered', 'webhook'],
+      [`+${MAGIC_NUMBERS.undelivered}`, 'undelivered', 'webhook'],
+    ]);
+    // The events really came first: the store held them when the registration was written.
+    const ids = result!.messages.map((m) => m.provider_message_id);
+    expect(registered).toEqual(expect.arrayContaining(ids));
+  });
+
+  it('a campaign counts the webhook states registration handed back', { timeout: 60_000 }, async () => {
+    const recipients = [
+      ...FINAL_STATUSES.map((s) => MAGIC_NUMBERS[s]),
+      ...Array.from({ length: 5 }, (_, i) => `23480${String(41_000_000 + i)}`),
+    ];
+    const run = await stack.msgflow.startCampaign({
+      sender: 'ACME',
+      message: 'early events',
+      audience: { type: 'inline', recipients },
+      chunkSize: 4,
+    });
+    const result: CampaignResult | null = await boundedResult(run.result());
+    expect(result, 'the campaign ended without waiting out its window').not.toBeNull();
+    expect(result?.counts).toEqual({ delivered: 6, undelivered: 1, failed: 1, rejected: 1, expired: 1 });
+    const ids: string[] = [];
+    for await (const row of stack.msgflow.reports.rows(run.key)) ids.push(row.providerMessageId);
+    expect(ids).toHaveLength(recipients.length);
+    expect(registered).toEqual(expect.arrayContaining(ids));
+  });
+});
