@@ -18,8 +18,13 @@ import { checksSuppressionList, screenRecipients, unscreened } from './suppressi
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   const outcomes = new Map<string, MessageOutcome>();
   const keep = (list: MessageOutcome[]) => {
-    const fresh = list.filter((o) => !outcomes.has(o.providerMessageId));
-    for (const outcome of fresh) outcomes.set(outcome.providerMessageId, outcome);
+    // The first final outcome heard for a message wins, within one list too.
+    const fresh: MessageOutcome[] = [];
+    for (const outcome of list) {
+      if (outcomes.has(outcome.providerMessageId)) continue;
+      outcomes.set(outcome.providerMessageId, outcome);
+      fresh.push(outcome);
+    }
     countMessageOutcomes(fresh);
   };
   onMessageOutcomes(keep);

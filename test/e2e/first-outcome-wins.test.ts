@@ -50,13 +50,17 @@ describe('the first final outcome a workflow hears wins', () => {
     const earlier = new Date(Date.now() - 1000);
     await handle.signal(messageOutcomesSignal, [outcome(firstId, 'undelivered', earlier)]);
     await handle.signal(messageOutcomesSignal, [outcome(firstId, 'delivered', new Date())]);
-    // The other message's outcome comes last, so the send cannot end before it heard both of the first's.
-    await handle.signal(messageOutcomesSignal, [outcome(secondId, 'delivered', new Date())]);
+    // The other message's outcomes come last, so the send cannot end before it heard both of the first's;
+    // they conflict within one signal, where the first in the list wins.
+    await handle.signal(messageOutcomesSignal, [
+      outcome(secondId, 'expired', earlier),
+      outcome(secondId, 'delivered', new Date()),
+    ]);
 
     const result = await run.result();
     expect(result.messages.map((m) => [m.provider_message_id, m.status, m.timestamp])).toEqual([
       [firstId, 'undelivered', formatTimestamp(earlier)],
-      [secondId, 'delivered', expect.any(String)],
+      [secondId, 'expired', formatTimestamp(earlier)],
     ]);
   });
 
