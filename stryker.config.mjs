@@ -8,7 +8,7 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
   checkers: ['typescript'],
-  tsconfigFile: 'tsconfig.json',
+  tsconfigFile: 'tsconfig.mutation.json',
   mutate: [
     // The workflows' pure state: campaign, OTP session, the FIFO lock.
     'workflows/campaign-state.ts',
