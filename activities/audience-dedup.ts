@@ -8,6 +8,7 @@ import type { InvalidRecipient } from '../src/api/campaign-io.js';
 import { normalizeRecipient } from '../src/api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import type { AudienceFields } from '../src/api/message-template.js';
+import { maskNumber, maskText } from '../src/client/redaction.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { PageReader } from './audience-sources.js';
 
@@ -34,7 +35,7 @@ export function classifyEntries(
   entries.forEach((entry, i) => {
     const check = normalizeRecipient(entry, defaultCountry);
     if (!check.ok) {
-      result.invalid.push({ index: firstIndex + i, value: entry.slice(0, 40), reason: check.reason });
+      result.invalid.push({ index: firstIndex + i, value: maskedEntry(entry), reason: check.reason });
       return;
     }
     const key = Number(check.digits); // at most 15 digits: exact as a double
@@ -46,6 +47,15 @@ export function classifyEntries(
     }
   });
   return result;
+}
+
+/**
+ * A refused entry as reported: what looks like a mistyped number keeps its last two digits (as numbers are
+ * masked in logs), anything else only its length. An audience source is whatever file or URL it was given,
+ * so a report must not echo its lines.
+ */
+export function maskedEntry(entry: string): string {
+  return /^[\d\s+().-]+$/.test(entry) ? maskNumber(entry).slice(-40) : maskText(entry);
 }
 
 export interface DedupedPage extends ClassifiedEntries {

@@ -3,6 +3,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 
 export const AUDIENCE_FAILURES = {
   unavailable: 'AudienceUnavailable',
+  /** A file outside the allowed folders, or a URL whose scheme, host or address is not allowed. */
+  refused: 'AudienceSourceRefused',
   invalidFormat: 'AudienceFormatInvalid',
   changed: 'AudienceChanged',
   /** A recipient lacks a field the message's template names. */

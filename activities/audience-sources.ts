@@ -6,7 +6,9 @@
 import { open } from 'node:fs/promises';
 import type { AudienceFormat, AudienceSource } from '../src/api/campaign-io.js';
 import type { AudienceFields } from '../src/api/message-template.js';
+import { type AudienceAccess, allowedFile } from './audience-access.js';
 import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './audience-csv.js';
+import { downloadAudience } from './audience-download.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 
@@ -31,12 +33,17 @@ export interface SourceContext {
   campaign: { id: string; startedAt: string };
   loaders: AudienceLoaders;
   downloads: DownloadCache;
+  /** The folders and hosts audiences may be read from. */
+  access: AudienceAccess;
 }
 
 export function pageReaderFor(source: Exclude<AudienceSource, { type: 'inline' }>, context: SourceContext): PageReader {
   switch (source.type) {
-    case 'file':
-      return filePageReader(source.path, source.format ?? formatFromName(source.path), source);
+    case 'file': {
+      const read = filePageReader(source.path, source.format ?? formatFromName(source.path), source);
+      return async (cursor, limit, signal) =>
+        read(cursor, limit, signal, await allowedFile(source.path, context.access));
+    }
     case 'url':
       return urlPageReader(source.url, source.format, source, context);
     case 'loader':
@@ -151,8 +158,8 @@ export async function readLines(path: string, start: number, max: number, signal
   }
 }
 
-function filePageReader(path: string, format: AudienceFormat, options: CsvOptions): PageReader {
-  return async (cursor, limit, signal) => {
+function filePageReader(name: string, format: AudienceFormat, options: CsvOptions) {
+  return async (cursor: string | null, limit: number, signal: AbortSignal, path = name): Promise<RawPage> => {
     const layout = format === 'csv' ? await csvLayoutOfFile(path, options, signal) : undefined;
     const start = cursor === null ? (layout?.dataStart ?? 0) : Number(cursor);
     if (!Number.isSafeInteger(start) || start < 0)
@@ -185,12 +192,13 @@ export class DownloadCache {
     url: string,
     format: AudienceFormat | undefined,
     options: CsvOptions,
+    access: AudienceAccess,
     signal: AbortSignal,
   ): Promise<AudienceRows> {
     const key = `${campaignId}\n${url}\n${format ?? ''}\n${options.column ?? ''}\n${options.delimiter ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = download(url, format, options, signal);
+      entry = download(url, format, options, access, signal);
       entry.catch(() => this.entries.delete(key));
       this.entries.set(key, entry);
       if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
@@ -203,23 +211,12 @@ async function download(
   url: string,
   format: AudienceFormat | undefined,
   options: CsvOptions,
+  access: AudienceAccess,
   signal: AbortSignal,
 ): Promise<AudienceRows> {
-  const response = await fetch(url, { signal });
-  if (!response.ok) {
-    const message = `the audience URL answered ${response.status}`;
-    // A client error will not change on retry; a server error or rate limit may.
-    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-      throw audienceFailure(AUDIENCE_FAILURES.unavailable, message);
-    }
-    throw new Error(message);
-  }
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_DOWNLOAD_BYTES)
-    throw audienceFailure(AUDIENCE_FAILURES.unavailable, `the audience is larger than ${MAX_DOWNLOAD_BYTES} bytes`);
-  const data = Buffer.from(await response.arrayBuffer());
-  const resolved =
-    format ?? formatFromContentType(response.headers.get('content-type')) ?? formatFromName(new URL(url).pathname);
+  const response = await downloadAudience(url, access, MAX_DOWNLOAD_BYTES, signal);
+  const data = response.body;
+  const resolved = format ?? formatFromContentType(response.contentType) ?? formatFromName(response.url.pathname);
   if (resolved === 'csv') {
     const { layout, records } = await parseCsvText(data, options);
     return { entries: records.map((record) => record[layout.phoneColumn] ?? ''), fields: records };
@@ -247,7 +244,8 @@ function urlPageReader(
   context: SourceContext,
 ): PageReader {
   return async (cursor, limit, signal) => {
-    const { entries, fields } = await context.downloads.get(context.campaign.id, url, format, options, signal);
+    const { downloads, campaign, access } = context;
+    const { entries, fields } = await downloads.get(campaign.id, url, format, options, access, signal);
     const start = cursor === null ? 0 : Number(cursor);
     const end = Math.min(entries.length, start + limit);
     return {

@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { AudienceSource, InvalidRecipient } from '../src/api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
+import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from './audience-access.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
 import { RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
@@ -79,15 +80,21 @@ export interface PreparedAudience {
 
 export interface AudienceActivityOptions {
   loaders?: AudienceLoaders;
+  /** The folders and hosts audiences may be read from (default: DEFAULT_AUDIENCE_ACCESS). */
+  access?: AudienceAccess;
 }
 
-export function createAudienceActivities({ loaders = {} }: AudienceActivityOptions = {}) {
+export function createAudienceActivities({
+  loaders = {},
+  access = DEFAULT_AUDIENCE_ACCESS,
+}: AudienceActivityOptions = {}) {
   const deduper = new AudienceDeduper();
   const downloads = new DownloadCache();
   const context = (campaignId: string, startedAt: string): SourceContext => ({
     campaign: { id: campaignId, startedAt },
     loaders,
     downloads,
+    access,
   });
   const heartbeat = () => Context.current().heartbeat();
   const signal = () => Context.current().cancellationSignal;

@@ -7,6 +7,7 @@
 import type { AudienceSource } from '../src/api/campaign-io.js';
 import { classifyEntries } from './audience-dedup.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from './audience-access.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { DownloadCache, pageReaderFor } from './audience-sources.js';
 import { personalTemplate, renderTexts } from './audience-texts.js';
@@ -26,13 +27,14 @@ export interface ChunkPage {
 
 const PAGES_KEPT = 8;
 
-export function createChunkTexts(loaders: AudienceLoaders = {}) {
+export function createChunkTexts(loaders: AudienceLoaders = {}, access: AudienceAccess = DEFAULT_AUDIENCE_ACCESS) {
   const downloads = new DownloadCache();
   const pages = new Map<string, Promise<Map<string, string>>>();
 
   async function renderPage(message: string, page: ChunkPage, signal: AbortSignal): Promise<Map<string, string>> {
     const template = personalTemplate(message);
-    const context = { campaign: { id: page.campaignId, startedAt: page.campaignStartedAt }, loaders, downloads };
+    const campaign = { id: page.campaignId, startedAt: page.campaignStartedAt };
+    const context = { campaign, loaders, downloads, access };
     const raw = await pageReaderFor(page.source, context)(page.cursor, page.limit, signal);
     // Within the page, a number's first entry is the one sent (earlier pages' numbers are not in any request).
     const classified = classifyEntries(raw.entries, new Set(), page.firstIndex, page.defaultCountry);

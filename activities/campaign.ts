@@ -10,6 +10,7 @@ import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import { nextWindowOpening, type RequestWindow, SEND_WINDOW_CLOSED } from '../src/definitions/send-window.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
+import type { AudienceAccess } from './audience-access.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
@@ -41,9 +42,10 @@ export function createCampaignProviderActivities(
   client: MessagingClient,
   store: MessageStore,
   audienceLoaders?: AudienceLoaders,
+  audienceAccess?: AudienceAccess,
 ) {
   const signal = () => Context.current().cancellationSignal;
-  const textOf = createChunkTexts(audienceLoaders);
+  const textOf = createChunkTexts(audienceLoaders, audienceAccess);
 
   return {
     /**

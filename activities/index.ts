@@ -8,6 +8,7 @@ import type { MessageStore } from '../src/store/index.js';
 import { createContactActivities } from './contacts.js';
 import { createOtpActivities } from './otp.js';
 import { createAudienceActivities } from './audience.js';
+import type { AudienceAccess } from './audience-access.js';
 import type { AudienceLoaders } from './audience-loaders.js';
 import { createCampaignProviderActivities } from './campaign.js';
 import { createMessageStoreActivities } from './message-store.js';
@@ -17,11 +18,13 @@ import { createVoiceActivities } from './voice.js';
 
 /**
  * Secrets and resources provider activities need. `otpKeyRing` opens sealed OTP codes (without it, OTP
- * verification fails); `audienceLoaders` let a personal campaign's request re-read its page to render its text.
+ * verification fails); `audienceLoaders` and `audienceAccess` let a personal campaign's request re-read its page
+ * to render its text.
  */
 export interface ProviderActivitySecrets {
   otpKeyRing?: KeyRing;
   audienceLoaders?: AudienceLoaders;
+  audienceAccess?: AudienceAccess;
 }
 
 /**
@@ -35,16 +38,20 @@ export function createProviderQueueActivities(
 ) {
   return {
     ...createProviderActivities(messaging, store),
-    ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders),
+    ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders, secrets.audienceAccess),
     ...createOtpActivities(messaging, secrets.otpKeyRing),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),
   };
 }
 
-/** What workflow-queue activities need beyond the message store: user audience loaders, by name. */
+/**
+ * What workflow-queue activities need beyond the message store: user audience loaders, by name, and the
+ * folders and hosts audiences may be read from.
+ */
 export interface WorkflowQueueActivityOptions {
   audienceLoaders?: AudienceLoaders;
+  audienceAccess?: AudienceAccess;
 }
 
 /** Activities over the message store and local resources: they run on the workflows' own queue. */
@@ -52,6 +59,6 @@ export function createWorkflowQueueActivities(store: MessageStore, options: Work
   return {
     ...createMessageStoreActivities(store),
     ...createSuppressionActivities(store),
-    ...createAudienceActivities({ loaders: options.audienceLoaders }),
+    ...createAudienceActivities({ loaders: options.audienceLoaders, access: options.audienceAccess }),
   };
 }

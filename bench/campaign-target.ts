@@ -163,6 +163,8 @@ const localTarget: CampaignTarget = {
             MSGFLOW_API_BASE_URL: provider.baseUrl,
             MSGFLOW_API_TOKEN: provider.token,
             MSGFLOW_RATE_LIMIT_PER_MINUTE: String(UNLIMITED_PER_MINUTE),
+            // The audience files the campaign bench writes.
+            MSGFLOW_AUDIENCE_DIRS: tmpdir(),
           },
           ready: /worker running/,
           // It bundles the workflow code first: slow on a busy machine.

@@ -188,6 +188,8 @@ export const rateLimitBenchmark: Benchmark = {
           // The stack's store, which its ingress records outcomes in: the workers' sends register there.
           store: stack.store,
           providerRatePerMinute: LIMIT_PER_MINUTE,
+          // The audience files this bench writes.
+          audienceAccess: { folders: [tmpdir()], urlHosts: [] },
           workflowBundle,
           maxCachedWorkflows: 1_000,
         });

@@ -12,9 +12,15 @@ export const DATA_DIR = '.data';
 export const DEV_ENV_FILE = `${DATA_DIR}/dev.env`;
 /** The running stack's Temporal profile (temporal.toml), named by TEMPORAL_CONFIG_FILE in dev.env. */
 export const DEV_TEMPORAL_PROFILE_FILE = `${DATA_DIR}/temporal.toml`;
+/** The one folder a worker reads file audiences from unless MSGFLOW_AUDIENCE_DIRS names others. */
+export const DEFAULT_AUDIENCE_DIR = `${DATA_DIR}/audiences`;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const list = z.string().transform((s) => s.split(/[\s,]+/).filter(Boolean));
+const flag = z
+  .enum(['true', 'false'], { error: 'expected true or false' })
+  .default('false')
+  .transform((s) => s === 'true');
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -79,6 +85,14 @@ export const WorkerEnv = z.object({
   MSGFLOW_AUDIENCE_LOADERS: z.string().min(1).optional(),
   /** Workflow runs the worker keeps in memory (default 1,000, DEFAULT_MAX_CACHED_WORKFLOWS in src/worker.ts). */
   MSGFLOW_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).optional(),
+  /** Folders file audiences may be read from (subfolders included), comma-separated. */
+  MSGFLOW_AUDIENCE_DIRS: list.default([DEFAULT_AUDIENCE_DIR]),
+  /** Hosts URL audiences may be downloaded from: names, `*.example.com`, or `*` for any; none by default. */
+  MSGFLOW_AUDIENCE_URL_HOSTS: list.default([]),
+  /** `true`: URL audiences may use plain http as well as https. */
+  MSGFLOW_AUDIENCE_URL_ALLOW_HTTP: flag,
+  /** `true`: allowed hosts may resolve to loopback, private or link-local addresses. */
+  MSGFLOW_AUDIENCE_URL_ALLOW_INTERNAL: flag,
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

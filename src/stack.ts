@@ -27,6 +27,7 @@ import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { createMsgflowWorker, type MsgflowWorker } from './worker.js';
+import type { AudienceAccess } from '../activities/audience-access.js';
 import type { AudienceLoaders } from '../activities/audience-loaders.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
@@ -45,6 +46,8 @@ export interface StackOptions {
   workflowBundle?: WorkflowBundle;
   /** Audience loaders for the stack's worker (campaigns with a `loader` audience). */
   audienceLoaders?: AudienceLoaders;
+  /** The folders and hosts the stack's worker reads file and URL audiences from (default: `.data/audiences`, no URLs). */
+  audienceAccess?: AudienceAccess;
   /** The worker's workflow cache size (default: the SDK's, sized from the heap). */
   maxCachedWorkflows?: number;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
@@ -185,6 +188,7 @@ async function startWorker(
     providerRatePerMinute: ratePerMinute,
     workflowBundle: options.workflowBundle,
     audienceLoaders: options.audienceLoaders,
+    audienceAccess: options.audienceAccess,
     maxCachedWorkflows: options.maxCachedWorkflows,
     dataConverter,
     otpKeyRing: options.otpKeys?.sealing,

@@ -9,6 +9,7 @@ import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { createOtpActivities } from '../activities/otp.js';
+import type { AudienceAccess } from '../activities/audience-access.js';
 import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
 import { MessagingClient } from './client/client.js';
 import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, StoreEnv, WorkerEnv } from './config.js';
@@ -54,6 +55,8 @@ export interface MsgflowWorkerOptions {
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
+  /** The folders and hosts file and URL audiences may be read from (default: `.data/audiences`, no URLs). */
+  audienceAccess?: AudienceAccess;
   /** Workflow runs kept in memory (default DEFAULT_MAX_CACHED_WORKFLOWS): lower it where memory is tight. */
   maxCachedWorkflows?: number;
   /** msgflow's data converter (`msgflowDataConverter` / `dataConverterFromEnv`): with a key, payloads are encrypted. */
@@ -77,6 +80,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const workflowSource = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
     : { workflowsPath: WORKFLOWS_PATH };
+  const audienceSources = { audienceLoaders: options.audienceLoaders, audienceAccess: options.audienceAccess };
   const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
   // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
   // the server's provider queue.
@@ -87,7 +91,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     taskQueue,
     dataConverter,
     ...workflowSource,
-    activities: { ...createWorkflowQueueActivities(store, { audienceLoaders: options.audienceLoaders }), ...otpCalls },
+    activities: { ...createWorkflowQueueActivities(store, audienceSources), ...otpCalls },
     interceptors: {
       activity: [requestBudgetInterceptor(gate, (type) => type in otpCalls), providerMetricsInterceptor],
     },
@@ -102,7 +106,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     dataConverter,
     activities: createProviderQueueActivities(messaging, store, {
       otpKeyRing: options.otpKeyRing,
-      audienceLoaders: options.audienceLoaders,
+      ...audienceSources,
     }),
     interceptors: { activity: [requestBudgetInterceptor(gate), providerMetricsInterceptor] },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
@@ -176,10 +180,22 @@ const quietBundlerLogger = {
   },
 };
 
+/** The folders and hosts audiences may be read from, as MSGFLOW_AUDIENCE_* set them. */
+export function audienceAccessFromEnv(env: NodeJS.ProcessEnv = process.env): AudienceAccess {
+  const settings = parseEnv(WorkerEnv, env);
+  return {
+    folders: settings.MSGFLOW_AUDIENCE_DIRS,
+    urlHosts: settings.MSGFLOW_AUDIENCE_URL_HOSTS,
+    allowHttp: settings.MSGFLOW_AUDIENCE_URL_ALLOW_HTTP,
+    allowInternalAddresses: settings.MSGFLOW_AUDIENCE_URL_ALLOW_INTERNAL,
+  };
+}
+
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
   const provider = parseEnv(ProviderEnv, env);
   const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
+  const audienceAccess = audienceAccessFromEnv(env);
   if (!provider.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
@@ -203,6 +219,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     store,
     providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
     audienceLoaders: MSGFLOW_AUDIENCE_LOADERS ? await importAudienceLoaders(MSGFLOW_AUDIENCE_LOADERS) : undefined,
+    audienceAccess,
     maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
     otpKeyRing: otpSealKeyRingFromEnv(env),

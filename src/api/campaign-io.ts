@@ -83,7 +83,7 @@ export function normalizeRecipient(raw: string, defaultCountry?: string): Recipi
 /** A listed entry that was not sent to, where it was (0-based position in the audience) and why. */
 export const InvalidRecipient = z.object({
   index: z.number().int().nonnegative(),
-  /** The entry as listed, cut to 40 characters. */
+  /** The entry, masked: a number keeps its last two digits, other text only its length. */
   value: z.string(),
   reason: z.string(),
 });

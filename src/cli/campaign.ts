@@ -28,7 +28,16 @@ import { Msgflow } from '../starter/index.js';
 import { InvalidWorkflowInputError } from '../starter/validate.js';
 import { connectClient } from '../temporal/connection.js';
 import { addCampaignReportCommand } from './reports.js';
-import { CliInputError, duration, fail, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
+import {
+  CliInputError,
+  duration,
+  fail,
+  invalidLine,
+  type JsonFlag,
+  positiveInt,
+  printResult,
+  withJson,
+} from './common.js';
 
 export { CliInputError, fail } from './common.js';
 
@@ -286,7 +295,7 @@ export function formatResult(workflowId: string, r: CampaignResult): string[] {
   if (r.duplicates) lines.push(`  duplicates skipped: ${r.duplicates}`);
   if (r.invalid.count) {
     lines.push(`  invalid recipients: ${r.invalid.count}`);
-    for (const i of r.invalid.recipients.slice(0, 10)) lines.push(`    #${i.index} "${i.value}": ${i.reason}`);
+    for (const i of r.invalid.recipients.slice(0, 10)) lines.push(`    ${invalidLine(i)}`);
   }
   if (r.notFinal.count)
     lines.push(

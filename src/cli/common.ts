@@ -3,6 +3,7 @@
  * syntax), and result printing — human text by default, one JSON document with `--json`.
  */
 import { type Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { InvalidRecipient } from '../api/campaign-io.js';
 import { DurationError, parseDuration } from '../api/duration.js';
 import type { StartedWorkflow } from '../starter/started-workflow.js';
 
@@ -72,4 +73,9 @@ export async function printStarted<R extends object>(
   if (!flags.json) console.log(`workflow ${workflowId}`);
   const result = await started.result();
   printResult(flags, { workflowId, ...result }, () => human(result));
+}
+
+/** A refused audience entry as the CLI prints it: its row (1-based, among the audience's entries), masked value and reason. */
+export function invalidLine({ index, value, reason }: InvalidRecipient): string {
+  return `row ${index + 1} (${value}): ${reason}`;
 }

@@ -3,6 +3,7 @@
  * the sandbox, the ingress registered as the sandbox's webhook, and the worker. Writes .data/dev.env so
  * other commands find it, and stops everything in order on Ctrl-C.
  */
+import type { AudienceAccess } from '../../activities/audience-access.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,6 +26,7 @@ import { storeOptionsFromEnv } from '../store/index.js';
 import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { startStack } from '../stack.js';
+import { audienceAccessFromEnv } from '../worker.js';
 import { otpKeysFromEnv } from '../starter/otp.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
@@ -111,6 +113,7 @@ export function registerDevCommands(program: Command): void {
           adminToken: sandboxEnv.MSGFLOW_SANDBOX_ADMIN_TOKEN ?? previous.MSGFLOW_SANDBOX_ADMIN_TOKEN,
         },
         ingress: { port: Number(options.ingressPort) },
+        audienceAccess: devAudienceAccess(),
         reuseToken: previous.MSGFLOW_API_TOKEN,
         logger: log,
         encryptionKey,
@@ -182,4 +185,13 @@ export function registerDevCommands(program: Command): void {
       await temporal.stop();
       await codec.close();
     });
+}
+
+/**
+ * The dev stack's worker reads audience files from the folder it was started in, as well as from
+ * `.data/audiences` (unless MSGFLOW_AUDIENCE_DIRS says otherwise): `--file customers.csv` works there.
+ */
+function devAudienceAccess(): AudienceAccess {
+  const access = audienceAccessFromEnv(process.env);
+  return process.env.MSGFLOW_AUDIENCE_DIRS ? access : { ...access, folders: [...access.folders, process.cwd()] };
 }

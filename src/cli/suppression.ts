@@ -9,7 +9,7 @@ import { eraseNumber } from '../starter/erasure.js';
 import { Suppressions } from '../starter/suppressions.js';
 import type { SuppressionRow } from '../store/index.js';
 import { delimiter } from './campaign.js';
-import { type JsonFlag, positiveInt, printResult, withJson } from './common.js';
+import { invalidLine, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 import { withStore } from './store.js';
 
 interface NumberFlags extends JsonFlag {
@@ -96,7 +96,7 @@ export function registerSuppressionCommands(program: Command): void {
         );
         printResult(flags, result, () => [
           `read ${result.read}: added ${result.added}, already listed ${result.alreadyListed}, duplicates ${result.duplicates}, invalid ${result.invalidCount}`,
-          ...result.invalid.slice(0, 10).map((i) => `  #${i.index} "${i.value}": ${i.reason}`),
+          ...result.invalid.slice(0, 10).map((i) => `  ${invalidLine(i)}`),
         ]);
       });
     },

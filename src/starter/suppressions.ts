@@ -3,7 +3,7 @@
  * list and import numbers. Every campaign and sendSms reads it just before sending. The provider's API has no
  * inbound messages, so a "Reply STOP" never reaches msgflow by itself: a team feeds its opt-outs in here.
  */
-import { resolve } from 'node:path';
+import { parse, resolve } from 'node:path';
 import { classifyEntries } from '../../activities/audience-dedup.js';
 import { DownloadCache, pageReaderFor } from '../../activities/audience-sources.js';
 import { type AudienceFormat, type InvalidRecipient, normalizeRecipient } from '../api/campaign-io.js';
@@ -101,6 +101,8 @@ export class Suppressions {
         campaign: { id: 'suppression-import', startedAt: new Date().toISOString() },
         loaders: {},
         downloads: new DownloadCache(1),
+        // Read here, in the caller's own process and with its rights, not by a worker: any of its files.
+        access: { folders: [parse(resolve(source.path)).root], urlHosts: [] },
       },
     );
     const seen = new Set<number>();

@@ -125,8 +125,8 @@ describe('msgflow campaign and schedule', () => {
         invalid: {
           count: 2,
           recipients: [
-            { index: 0, value: '0803 000 0021', reason: expect.stringContaining('--default-country') },
-            { index: 1, value: '08030000022' },
+            { index: 0, value: '**** *** **21', reason: expect.stringContaining('--default-country') },
+            { index: 1, value: '*********22' },
           ],
         },
       });

@@ -93,7 +93,7 @@ describe('smsCampaign', () => {
       expect(result.invalid).toEqual({
         count: 2,
         recipients: [
-          { index: 7, value: 'call me', reason: 'unknown number format' },
+          { index: 7, value: '[redacted, 7 chars]', reason: 'unknown number format' },
           { index: 11, value: '12', reason: expect.stringContaining('unknown number format') },
         ],
       });

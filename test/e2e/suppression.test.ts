@@ -149,7 +149,7 @@ describe('suppression list', () => {
       );
       expect(imported.stderr).toBe('');
       expect(imported.stdout).toContain('read 4: added 2, already listed 0, duplicates 1, invalid 1');
-      expect(imported.stdout).toContain('#2 "12"');
+      expect(imported.stdout).toContain('row 3 (12)');
 
       const listed = await msgflow('suppression', 'list', '--json');
       expect(JSON.parse(listed.stdout).rows).toEqual(

@@ -27,6 +27,7 @@ const stack = await startStack({
   taskQueue: `record-${randomUUID()}`,
   ratePerMinute: 60_000,
   sandbox: { port: 0, db: ':memory:', log: () => {}, ...FAST_TIMINGS },
+  audienceAccess: { folders: [tmpdir()], urlHosts: [] },
 });
 try {
   mkdirSync(OUT, { recursive: true });

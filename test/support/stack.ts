@@ -19,6 +19,25 @@ import { FAST_TIMINGS } from './sandbox.js';
 // The SDK's INFO lines (worker state changes) would drown the test report.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
+/**
+ * Tests write their audience files under the system's temporary folder and serve URL audiences on loopback
+ * over http: their workers are allowed those (a deployment's default allows neither).
+ */
+export const TEST_AUDIENCE_ACCESS = {
+  folders: [tmpdir()],
+  urlHosts: ['127.0.0.1', 'localhost'],
+  allowHttp: true,
+  allowInternalAddresses: true,
+};
+
+/** TEST_AUDIENCE_ACCESS for a `msgflow worker` process. */
+export const TEST_AUDIENCE_ENV = {
+  MSGFLOW_AUDIENCE_DIRS: tmpdir(),
+  MSGFLOW_AUDIENCE_URL_HOSTS: '127.0.0.1,localhost',
+  MSGFLOW_AUDIENCE_URL_ALLOW_HTTP: 'true',
+  MSGFLOW_AUDIENCE_URL_ALLOW_INTERNAL: 'true',
+};
+
 let bundle: Promise<WorkflowBundle> | undefined;
 
 /** The workflow bundle, built once per test file (webpack takes a few seconds). */
@@ -39,6 +58,7 @@ export async function startTestStack(
       workflowBundle: await testWorkflowBundle(),
       ratePerMinute: 60_000,
       initialBalance: 1_000_000,
+      audienceAccess: TEST_AUDIENCE_ACCESS,
       ...rest,
       ...(shared ? { store: shared.options } : {}),
       sandbox: {

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
-import { childStoreEnv } from './stack.js';
+import { childStoreEnv, TEST_AUDIENCE_ENV } from './stack.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -36,6 +36,7 @@ export function startWorkerProcess(stack: RunningStack, env: Record<string, stri
       MSGFLOW_RATE_LIMIT_PER_MINUTE: '60000',
       MSGFLOW_LOG_LEVEL: 'warn',
       ...childStoreEnv(stack),
+      ...TEST_AUDIENCE_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

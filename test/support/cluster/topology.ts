@@ -296,6 +296,8 @@ export async function startMsgflowReplicas(
               ratePerMinute: options.ratePerMinute ?? 60_000,
               metricsAddress: `127.0.0.1:${port}`,
             }),
+            // The campaign bench's audience files.
+            MSGFLOW_AUDIENCE_DIRS: tmpdir(),
           },
           /worker running/,
         ),
