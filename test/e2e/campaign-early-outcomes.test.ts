@@ -7,16 +7,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { temporal } from '@temporalio/proto';
-import { NativeConnection } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignResult } from '../../src/api/campaign-io.js';
 import { FINAL_STATUSES } from '../../src/api/constants.js';
-import { MessagingClient } from '../../src/client/index.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import type { MessageStore } from '../../src/store/index.js';
-import { createMsgflowWorker, type MsgflowWorker } from '../../src/worker.js';
-import { startTestStack, testWorkflowBundle } from '../support/stack.js';
+import { startTestStack, startTestWorker, type TestWorker } from '../support/stack.js';
 
 const REGISTRATION_DELAY_MS = 2000;
 
@@ -47,29 +44,14 @@ function withLateRegistrations(store: MessageStore): MessageStore {
 
 describe('campaign outcomes signalled before the send answered', () => {
   let stack: RunningStack;
-  let connection: NativeConnection;
-  let worker: MsgflowWorker;
-  let running: Promise<void>;
+  let worker: TestWorker | undefined;
 
   beforeAll(async () => {
     stack = await startTestStack({ startWorker: false });
-    const temporal = inject('temporal');
-    connection = await NativeConnection.connect({ address: temporal.address });
-    worker = await createMsgflowWorker({
-      connection,
-      namespace: temporal.namespace,
-      taskQueue: stack.taskQueue,
-      messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
-      store: withLateRegistrations(stack.store),
-      providerRatePerMinute: 60_000,
-      workflowBundle: await testWorkflowBundle(),
-    });
-    running = worker.run();
+    worker = await startTestWorker(stack, { store: withLateRegistrations(stack.store) });
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running?.catch(() => undefined);
-    await connection?.close();
+    await worker?.stop();
     await stack?.close();
   });
 

@@ -6,17 +6,14 @@
  * what registration returned would leave its workflow waiting out its 6-hour window.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NativeConnection } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignResult } from '../../src/api/campaign-io.js';
 import type { SendSmsResult } from '../../src/api/workflow-io.js';
 import { FINAL_STATUSES } from '../../src/api/constants.js';
-import { MessagingClient } from '../../src/client/index.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import type { MessageStore } from '../../src/store/index.js';
-import { createMsgflowWorker, type MsgflowWorker } from '../../src/worker.js';
-import { startTestStack, testWorkflowBundle } from '../support/stack.js';
+import { startTestStack, startTestWorker, type TestWorker } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** Long enough for any test here, far below the default wait window a lost outcome would wait out. */
@@ -50,30 +47,15 @@ function boundedResult<T>(result: Promise<T>): Promise<T | null> {
 
 describe('final events recorded before their messages were registered', () => {
   let stack: RunningStack;
-  let connection: NativeConnection;
-  let worker: MsgflowWorker;
-  let running: Promise<void>;
+  let worker: TestWorker | undefined;
   const registered: string[] = [];
 
   beforeAll(async () => {
     stack = await startTestStack({ startWorker: false });
-    const temporal = inject('temporal');
-    connection = await NativeConnection.connect({ address: temporal.address });
-    worker = await createMsgflowWorker({
-      connection,
-      namespace: temporal.namespace,
-      taskQueue: stack.taskQueue,
-      messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
-      store: withRegistrationsAfterEvents(stack.store, registered),
-      providerRatePerMinute: 60_000,
-      workflowBundle: await testWorkflowBundle(),
-    });
-    running = worker.run();
+    worker = await startTestWorker(stack, { store: withRegistrationsAfterEvents(stack.store, registered) });
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running?.catch(() => undefined);
-    await connection?.close();
+    await worker?.stop();
     await stack?.close();
   });
 

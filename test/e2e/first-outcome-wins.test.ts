@@ -5,16 +5,13 @@
  * an hour to settle a message, so no real event races the signals.
  */
 import { randomUUID } from 'node:crypto';
-import { NativeConnection } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
 import type { FinalStatus } from '../../src/api/constants.js';
-import { MessagingClient } from '../../src/client/index.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../../src/definitions/message-outcomes.js';
 import type { RunningStack } from '../../src/stack.js';
 import { Msgflow } from '../../src/starter/index.js';
-import { createMsgflowWorker, type MsgflowWorker } from '../../src/worker.js';
-import { startTestStack, testWorkflowBundle } from '../support/stack.js';
+import { startTestStack, startTestWorker, type TestWorker } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 const AN_HOUR_MS = 3_600_000;
@@ -65,13 +62,9 @@ describe('the first final outcome a workflow hears wins', () => {
   });
 
   describe('awaitMessage', () => {
-    let connection: NativeConnection;
-    let worker: MsgflowWorker | undefined;
-    let running: Promise<void> | undefined;
+    let worker: TestWorker | undefined;
     afterAll(async () => {
-      worker?.shutdown();
-      await running?.catch(() => undefined);
-      await connection?.close();
+      await worker?.stop();
     });
 
     it('keeps the first of two conflicting outcomes', { timeout: 60_000 }, async () => {
@@ -85,18 +78,7 @@ describe('the first final outcome a workflow hears wins', () => {
       await handle.signal(messageOutcomesSignal, [outcome(id, 'expired', earlier)]);
       await handle.signal(messageOutcomesSignal, [outcome(id, 'delivered', new Date())]);
 
-      const temporal = inject('temporal');
-      connection = await NativeConnection.connect({ address: temporal.address });
-      worker = await createMsgflowWorker({
-        connection,
-        namespace: temporal.namespace,
-        taskQueue,
-        messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
-        store: stack.store,
-        providerRatePerMinute: 60_000,
-        workflowBundle: await testWorkflowBundle(),
-      });
-      running = worker.run();
+      worker = await startTestWorker(stack, { store: stack.store, taskQueue });
 
       expect(await run.result()).toEqual(outcome(id, 'expired', earlier));
     });

@@ -8,12 +8,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { type RunningStack, type StackOptions, startStack } from '../../src/stack.js';
-import { bundleMsgflowWorkflows } from '../../src/worker.js';
+import { MessagingClient } from '../../src/client/index.js';
+import { bundleMsgflowWorkflows, createMsgflowWorker, type MsgflowWorkerOptions } from '../../src/worker.js';
 import { keyRingOf } from '../../src/temporal/data-converter.js';
-import type { MessageStoreOptions } from '../../src/store/index.js';
+import type { MessageStore, MessageStoreOptions } from '../../src/store/index.js';
 import { FAST_TIMINGS } from './sandbox.js';
 
 // The SDK's INFO lines (worker state changes) would drown the test report.
@@ -112,5 +113,38 @@ function sharedStoreFile(encryptionKey: string | undefined): SharedStoreFile {
       ...(encryptionKey ? { MSGFLOW_STORE_LOOKUP_KEY: lookupKey.toString('base64') } : {}),
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface TestWorker {
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker of the test's own for `stack` (started with `startWorker: false`), as the stack would run it but
+ * over `store` (e.g. the stack's, wrapped to delay or record calls) and, if given, on another task queue.
+ */
+export async function startTestWorker(
+  stack: RunningStack,
+  options: { store: MessageStore; taskQueue?: string } & Partial<Omit<MsgflowWorkerOptions, 'connection'>>,
+): Promise<TestWorker> {
+  const { address, namespace } = inject('temporal');
+  const connection = await NativeConnection.connect({ address });
+  const worker = await createMsgflowWorker({
+    connection,
+    namespace,
+    taskQueue: stack.taskQueue,
+    messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
+    providerRatePerMinute: 60_000,
+    workflowBundle: await testWorkflowBundle(),
+    ...options,
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await connection.close();
+    },
   };
 }
