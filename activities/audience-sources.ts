@@ -40,9 +40,10 @@ export interface SourceContext {
 export function pageReaderFor(source: Exclude<AudienceSource, { type: 'inline' }>, context: SourceContext): PageReader {
   switch (source.type) {
     case 'file': {
-      const read = filePageReader(source.path, source.format ?? formatFromName(source.path), source);
+      const format = source.format ?? formatFromName(source.path);
+      // Checked on every page: the file is read at its real path, once that is known to be allowed.
       return async (cursor, limit, signal) =>
-        read(cursor, limit, signal, await allowedFile(source.path, context.access));
+        filePageReader(await allowedFile(source.path, context.access), format, source)(cursor, limit, signal);
     }
     case 'url':
       return urlPageReader(source.url, source.format, source, context);
@@ -158,8 +159,8 @@ export async function readLines(path: string, start: number, max: number, signal
   }
 }
 
-function filePageReader(name: string, format: AudienceFormat, options: CsvOptions) {
-  return async (cursor: string | null, limit: number, signal: AbortSignal, path = name): Promise<RawPage> => {
+function filePageReader(path: string, format: AudienceFormat, options: CsvOptions): PageReader {
+  return async (cursor, limit, signal) => {
     const layout = format === 'csv' ? await csvLayoutOfFile(path, options, signal) : undefined;
     const start = cursor === null ? (layout?.dataStart ?? 0) : Number(cursor);
     if (!Number.isSafeInteger(start) || start < 0)
