@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskNumber, maskNumbersInText, redact, SECRET_MASK } from '../../src/client/redaction.js';
+import { maskNumber, maskNumbersInText, maskText, redact, SECRET_MASK } from '../../src/client/redaction.js';
 
 describe('redact', () => {
   const body = { recipients: ['2348012345678'], sender: 'ACME', message: 'Your parcel is at 12 Main St' };
@@ -33,5 +33,48 @@ describe('masking helpers', () => {
     expect(maskNumbersInText('recipient +234 801 234 5678 is barred (code 42)')).toBe(
       'recipient +*** *** *** **78 is barred (code 42)',
     );
+  });
+});
+
+describe('redact, key by key', () => {
+  it('masks a secret whatever its shape, and whatever logPersonalData says', () => {
+    for (const key of ['code', 'secret', 'token', 'password', 'api_key']) {
+      for (const value of ['s3cr3t', ['a', 'b'], { nested: 'x' }, 42]) {
+        expect(redact({ [key]: value }, true), `${key}: ${JSON.stringify(value)}`).toEqual({ [key]: SECRET_MASK });
+      }
+    }
+    expect(SECRET_MASK).toBe('[secret]');
+  });
+
+  it('masks numbers under every number key, and texts under every text key', () => {
+    for (const key of ['recipients', 'recipient', 'mobile_number', 'number', 'e164', 'to']) {
+      expect(redact({ [key]: '+2348012345678' }, false), key).toEqual({ [key]: '+***********78' });
+      expect(redact({ [key]: ['2348012345678'] }, false), key).toEqual({ [key]: ['***********78'] });
+    }
+    for (const key of ['message', 'text', 'template', 'email']) {
+      expect(redact({ [key]: 'Hello Ada' }, false), key).toEqual({ [key]: '[redacted, 9 chars]' });
+    }
+    expect(redact({ sender: 'ACME', count: 2, ok: true }, false)).toEqual({ sender: 'ACME', count: 2, ok: true });
+  });
+
+  it('masks numbers found in any other text, keeping short digit runs', () => {
+    expect(redact({ detail: 'call +234 801 234 5678 now' }, false)).toEqual({ detail: 'call +*** *** *** **78 now' });
+    expect(maskNumbersInText('order 12345678 and 123-4567 and 123456')).toBe('order ******78 and ***-**67 and 123456');
+    expect(maskNumbersInText('+1 (202) 555-0101')).toBe('+* (***) ***-**01');
+    expect(maskNumbersInText('a 1234567b')).toBe('a *****67b');
+    expect(maskNumbersInText('rows 1 (2) 3-4 5')).toBe('rows 1 (2) 3-4 5'); // number-like, but too few digits
+  });
+
+  it('keeps a URL without its credentials or query, and says a query was there', () => {
+    expect(redact({ url: 'https://example.com/hook' }, true)).toEqual({ url: 'https://example.com/hook' });
+    expect(redact({ url: 'https://u:p@example.com/hook?t=1' }, false)).toEqual({
+      url: 'https://example.com/hook?[redacted]',
+    });
+    expect(redact({ url: 'not a url' }, true)).toEqual({ url: '[unparsable url]' });
+    expect(redact({ url: 42 }, true)).toEqual({ url: 42 });
+  });
+
+  it('masks a text of its own by length', () => {
+    expect(maskText('')).toBe('[redacted, 0 chars]');
   });
 });
