@@ -10,9 +10,10 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.mutation.json',
   mutate: [
-    // The workflows' pure state: campaign, OTP session, the FIFO lock.
+    // The workflows' pure state: campaign, OTP session, first outcome per message, the FIFO lock.
     'workflows/campaign-state.ts',
     'workflows/otp-state.ts',
+    'workflows/first-outcomes.ts',
     'workflows/fifo-lock.ts',
     // Webhook signatures and their verification.
     'src/api/signature.ts',

@@ -5,6 +5,7 @@
 import { condition } from '@temporalio/workflow';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
+import { FirstOutcomes } from './first-outcomes.js';
 import { awaitMessages, onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
 
@@ -15,18 +16,15 @@ export interface AwaitMessageInput {
 }
 
 export async function awaitMessage({ providerMessageId, waitWindowMs }: AwaitMessageInput): Promise<MessageOutcome> {
-  let outcome: MessageOutcome | undefined;
-  const keep = (list: MessageOutcome[]) => {
-    if (outcome) return;
-    outcome = list.find((o) => o.providerMessageId === providerMessageId);
-    if (outcome) countMessageOutcomes([outcome]);
-  };
+  const outcomes = new FirstOutcomes();
+  const keep = (list: MessageOutcome[]) =>
+    countMessageOutcomes(outcomes.keep(list.filter((o) => o.providerMessageId === providerMessageId)));
   onMessageOutcomes(keep);
 
   keep(await awaitMessages([providerMessageId]));
-  if (!(await condition(() => outcome !== undefined, waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS))) {
+  if (!(await condition(() => outcomes.get(providerMessageId) !== undefined, waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS))) {
     keep(await settleOpenMessages([providerMessageId]));
   }
   await releaseMessages();
-  return outcome!;
+  return outcomes.get(providerMessageId)!;
 }

@@ -10,23 +10,15 @@ import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
+import { FirstOutcomes } from './first-outcomes.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
-  const outcomes = new Map<string, MessageOutcome>();
-  const keep = (list: MessageOutcome[]) => {
-    // The first final outcome heard for a message wins, within one list too.
-    const fresh: MessageOutcome[] = [];
-    for (const outcome of list) {
-      if (outcomes.has(outcome.providerMessageId)) continue;
-      outcomes.set(outcome.providerMessageId, outcome);
-      fresh.push(outcome);
-    }
-    countMessageOutcomes(fresh);
-  };
+  const outcomes = new FirstOutcomes();
+  const keep = (list: MessageOutcome[]) => countMessageOutcomes(outcomes.keep(list));
   onMessageOutcomes(keep);
 
   const { workflowId, taskQueue } = workflowInfo();
@@ -48,7 +40,7 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
   );
   keep(alreadyFinal);
   const ids = sent.messages.map((m) => m.provider_message_id);
-  const open = () => ids.filter((id) => !outcomes.has(id));
+  const open = () => outcomes.open(ids);
 
   if (!(await condition(() => open().length === 0, input.waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS))) {
     keep(await settleOpenMessages(open()));
