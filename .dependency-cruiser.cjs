@@ -6,7 +6,7 @@
  *   services        src/starter, src/ingress, src/sandbox, src/codec-server  (independent of each other)
  *   durable logic   activities, workflows
  *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/config.ts, src/optional-packages.ts,
- *                   src/store, src/temporal, src/metrics
+ *                   src/otp-guard-file.ts, src/store, src/temporal, src/metrics
  *   contract        src/api (schemas, constants, pure rules), src/definitions (ids, queues, signals, search attributes)
  *
  * Every rule also covers type-only imports, except where a rule says otherwise: workflows may name activity and
@@ -26,6 +26,7 @@ const INFRASTRUCTURE = [
   '^src/log\\.ts$',
   '^src/config\\.ts$',
   '^src/optional-packages\\.ts$',
+  '^src/otp-guard-file\\.ts$',
   '^src/store/',
   '^src/temporal/',
   '^src/metrics/',

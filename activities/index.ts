@@ -6,6 +6,7 @@ import type { MessagingClient } from '../src/client/client.js';
 import type { KeyRing } from '../src/crypto/keyring.js';
 import type { MessageStore } from '../src/store/index.js';
 import { createContactActivities } from './contacts.js';
+import type { OtpGuardConfig } from '../src/api/otp-guard.js';
 import { createOtpActivities } from './otp.js';
 import { createAudienceActivities } from './audience.js';
 import type { AudienceAccess } from './audience-access.js';
@@ -23,6 +24,8 @@ import { createVoiceActivities } from './voice.js';
  */
 export interface ProviderActivitySecrets {
   otpKeyRing?: KeyRing;
+  /** The OTP fraud guard's rules (default DEFAULT_OTP_GUARD). */
+  otpGuard?: OtpGuardConfig;
   audienceLoaders?: AudienceLoaders;
   audienceAccess?: AudienceAccess;
 }
@@ -39,7 +42,7 @@ export function createProviderQueueActivities(
   return {
     ...createProviderActivities(messaging, store),
     ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders, secrets.audienceAccess),
-    ...createOtpActivities(messaging, secrets.otpKeyRing),
+    ...createOtpActivities(messaging, store.otp, { keyRing: secrets.otpKeyRing, guard: secrets.otpGuard }),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),
   };

@@ -1,6 +1,8 @@
 /**
  * OTP activities (provider queue). The code exists in clear only inside `verifyOtpCode`: the workflow and
  * its history hold it sealed with the OTP key ring, and the activity opens it just before the call.
+ * Each send is first judged by the fraud guard against the OTP record in the message store (shared by every
+ * worker): a blocked send never reaches the provider. Each verified code is recorded for the guard too.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { OtpSendRequest, OtpVerifyStatus } from '../src/api/otp.js';
@@ -8,7 +10,11 @@ import type { MessagingClient } from '../src/client/client.js';
 import { RateLimitError } from '../src/client/errors.js';
 import { parseRateLimit } from '../src/client/headers.js';
 import { type KeyRing, openString } from '../src/crypto/keyring.js';
-import { OTP_SOURCE_RATE_LIMITED } from '../src/definitions/otp.js';
+import { DEFAULT_OTP_GUARD, type OtpGuardConfig, rulesOfPurpose } from '../src/api/otp-guard.js';
+import { METRICS } from '../src/definitions/metric-names.js';
+import { OTP_BLOCKED, OTP_SOURCE_RATE_LIMITED } from '../src/definitions/otp.js';
+import type { OtpGuardDecision } from '../src/store/otp-guard.js';
+import type { OtpEventStore } from '../src/store/types.js';
 import { callProvider } from './errors.js';
 
 /** What the workflow keeps of a send: no number, no text. */
@@ -17,11 +23,29 @@ export interface SentOtp {
   providerMessageId: string;
   /** ISO 8601 */
   expiresAt: string;
+  /** In monitor mode, the rule that would have blocked this send. */
+  guardFlagged?: string;
+}
+
+/** Which session a send or verification belongs to, for the OTP record (no number: the session id has none). */
+export interface OtpSessionRef {
+  purpose: string;
+  /** The session's workflow id and first run id. */
+  session: string;
 }
 
 export interface VerifyOtpCodeInput {
   otpId: string;
   sealedCode: string;
+  /** Absent in sessions started before the OTP record existed. */
+  session?: string;
+}
+
+export interface OtpActivityOptions {
+  /** Opens sealed codes (MSGFLOW_OTP_SEAL_KEY / MSGFLOW_ENCRYPTION_KEY); without it verification fails. */
+  keyRing?: KeyRing;
+  /** The fraud guard's rules (default DEFAULT_OTP_GUARD). */
+  guard?: OtpGuardConfig;
 }
 
 export interface CheckedOtpCode {
@@ -36,20 +60,38 @@ export const OTP_ACTIVITY_FAILURES = {
   sealInvalid: 'OtpSealInvalid',
 } as const;
 
-export function createOtpActivities(client: MessagingClient, keyRing: KeyRing | undefined) {
+export function createOtpActivities(
+  client: MessagingClient,
+  record: OtpEventStore,
+  { keyRing, guard = DEFAULT_OTP_GUARD }: OtpActivityOptions = {},
+) {
   const signal = () => Context.current().cancellationSignal;
 
   return {
-    async sendOtpCode(request: OtpSendRequest, idempotencyKey: string): Promise<SentOtp> {
+    async sendOtpCode(request: OtpSendRequest, idempotencyKey: string, ref?: OtpSessionRef): Promise<SentOtp> {
+      // Sessions started before the OTP record existed send without a reference; they are judged as `otp`.
+      const { purpose, session } = ref ?? { purpose: 'otp', session: idempotencyKey };
+      const decision = await record.judgeSend(
+        { key: idempotencyKey, session, purpose, number: request.recipient, at: Date.now() },
+        rulesOfPurpose(guard, purpose),
+      );
+      countDecision(decision);
+      if (decision.verdict === 'blocked') throw blocked(decision);
       const sent = await callProvider(() =>
         client.otp.send(request, { idempotencyKey, signal: signal() }).catch((error: unknown) => {
           throw sourceRateLimited(error) ?? error;
         }),
       );
-      return { otpId: sent.otp_id, providerMessageId: sent.provider_message_id, expiresAt: sent.expires_at };
+      await record.recordCost(idempotencyKey, sent.cost, sent.currency);
+      return {
+        otpId: sent.otp_id,
+        providerMessageId: sent.provider_message_id,
+        expiresAt: sent.expires_at,
+        ...(decision.verdict === 'monitored' ? { guardFlagged: decision.reason! } : {}),
+      };
     },
 
-    async verifyOtpCode({ otpId, sealedCode }: VerifyOtpCodeInput): Promise<CheckedOtpCode> {
+    async verifyOtpCode({ otpId, sealedCode, session }: VerifyOtpCodeInput): Promise<CheckedOtpCode> {
       if (!keyRing) {
         throw ApplicationFailure.nonRetryable(
           'this worker has no OTP key ring configured',
@@ -68,12 +110,28 @@ export function createOtpActivities(client: MessagingClient, keyRing: KeyRing | 
       const checked = await callProvider(() => client.otp.verify({ otp_id: otpId, code }, { signal: signal() }));
       // Only this session's workflow verifies this otp_id, one attempt at a time. So `used` on a retry means
       // our earlier try of this same code succeeded and its response was lost: that try's answer stands.
-      if (checked.status === 'used' && Context.current().info.attempt > 1) {
-        return { status: 'verified', attemptsRemaining: checked.attempts_remaining };
-      }
-      return { status: checked.status, attemptsRemaining: checked.attempts_remaining };
+      const status = checked.status === 'used' && Context.current().info.attempt > 1 ? 'verified' : checked.status;
+      if (status === 'verified' && session) await record.recordVerified(session, Date.now());
+      return { status, attemptsRemaining: checked.attempts_remaining };
     },
   };
+}
+
+/** Sends the guard judged, by verdict and reason (the worker's metrics). */
+function countDecision({ verdict, reason }: OtpGuardDecision): void {
+  Context.current()
+    .metricMeter.createCounter(METRICS.otpGuardDecisions, 'sends', 'OTP sends judged by the fraud guard')
+    .add(1, { verdict, reason: reason ?? 'none' });
+}
+
+/** A blocked send: never retried; its reason and wait go to the session (and its history) without the number. */
+function blocked({ reason, retryAfterSeconds }: OtpGuardDecision): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: OTP_BLOCKED,
+    message: `the OTP fraud guard blocked this send (${reason})`,
+    nonRetryable: true,
+    details: [{ reason, retryAfterMs: retryAfterSeconds === null ? null : retryAfterSeconds * 1000 }],
+  });
 }
 
 /**

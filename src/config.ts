@@ -96,6 +96,11 @@ export const WorkerEnv = z.object({
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 
+/** The OTP fraud guard's rules file (YAML or JSON); without one, the default rules apply. */
+export const OtpGuardEnv = z.object({
+  MSGFLOW_OTP_GUARD_RULES: z.string().min(1).optional(),
+});
+
 export const ProviderEnv = z.object({
   MSGFLOW_API_BASE_URL: z.url().default('http://127.0.0.1:4010/v1'),
   MSGFLOW_API_TOKEN: z.string().min(1).optional(),

@@ -4,6 +4,7 @@
  * `msgflow dev` runs it on fixed ports with state in .data/; end-to-end tests run it on ephemeral ports.
  * Temporal itself is started by the caller (dev server or the test run's shared server).
  */
+import type { OtpGuardConfig } from './api/otp-guard.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
@@ -48,6 +49,8 @@ export interface StackOptions {
   audienceLoaders?: AudienceLoaders;
   /** The folders and hosts the stack's worker reads file and URL audiences from (default: `.data/audiences`, no URLs). */
   audienceAccess?: AudienceAccess;
+  /** The OTP fraud guard's rules for the stack's worker (default DEFAULT_OTP_GUARD). */
+  otpGuard?: OtpGuardConfig;
   /** The worker's workflow cache size (default: the SDK's, sized from the heap). */
   maxCachedWorkflows?: number;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
@@ -192,6 +195,7 @@ async function startWorker(
     maxCachedWorkflows: options.maxCachedWorkflows,
     dataConverter,
     otpKeyRing: options.otpKeys?.sealing,
+    otpGuard: options.otpGuard,
     logger: options.logger,
   });
   const workerRun = worker.run();

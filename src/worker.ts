@@ -9,6 +9,7 @@ import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { createOtpActivities } from '../activities/otp.js';
+import type { OtpGuardConfig } from './api/otp-guard.js';
 import type { AudienceAccess } from '../activities/audience-access.js';
 import { type AudienceLoaders, importAudienceLoaders } from '../activities/audience-loaders.js';
 import { MessagingClient } from './client/client.js';
@@ -18,6 +19,7 @@ import { providerQueueRate, providerTaskQueue, TASK_QUEUES } from './definitions
 import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
+import { otpGuardFromEnv } from './otp-guard-file.js';
 import { otpSealKeyRingFromEnv } from './starter/otp.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
@@ -63,6 +65,8 @@ export interface MsgflowWorkerOptions {
   dataConverter?: DataConverter;
   /** Opens sealed OTP codes in the verify activity (MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY). */
   otpKeyRing?: KeyRing;
+  /** The OTP fraud guard's rules (MSGFLOW_OTP_GUARD_RULES; default DEFAULT_OTP_GUARD). */
+  otpGuard?: OtpGuardConfig;
   /** Where the worker says how the provider queue is paced when that needs the operator's attention. */
   logger?: Logger;
 }
@@ -84,7 +88,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
   // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
   // the server's provider queue.
-  const otpCalls = createOtpActivities(messaging, options.otpKeyRing);
+  const otpCalls = createOtpActivities(messaging, store.otp, { keyRing: options.otpKeyRing, guard: options.otpGuard });
   const workflows = await Worker.create({
     connection,
     namespace,
@@ -106,6 +110,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     dataConverter,
     activities: createProviderQueueActivities(messaging, store, {
       otpKeyRing: options.otpKeyRing,
+      otpGuard: options.otpGuard,
       ...audienceSources,
     }),
     interceptors: { activity: [requestBudgetInterceptor(gate), providerMetricsInterceptor] },
@@ -196,6 +201,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   const provider = parseEnv(ProviderEnv, env);
   const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
   const audienceAccess = audienceAccessFromEnv(env);
+  const otpGuard = otpGuardFromEnv(env);
   if (!provider.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const dataConverter = dataConverterFromEnv(env);
@@ -223,6 +229,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
     otpKeyRing: otpSealKeyRingFromEnv(env),
+    otpGuard,
     logger: createLogger('worker'),
   }).catch(async (error: unknown) => {
     await store.close();
@@ -231,8 +238,9 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   const log = createLogger('store');
   const stopRetention = startRetention(store, {
     retentionMs: parseEnv(StoreEnv, env).MSGFLOW_STORE_RETENTION,
-    onPurged: ({ messages, rejectedEvents }) => {
-      if (messages || rejectedEvents) log.info('retention purged old rows', { messages, rejectedEvents });
+    onPurged: ({ messages, rejectedEvents, otpEvents }) => {
+      if (messages || rejectedEvents || otpEvents)
+        log.info('retention purged old rows', { messages, rejectedEvents, otpEvents });
     },
     onError: (error) => log.warn('retention purge failed; tried again next hour', { error }),
   });

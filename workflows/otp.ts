@@ -119,10 +119,11 @@ interface Session {
   firstSend?: Promise<SendFailure | null>;
 }
 
-/** Why a send failed: its failure type, and how long the provider asked to wait when it said so. */
+/** Why a send failed: its failure type, how long to wait when the provider or the guard said so, and the guard's reason. */
 interface SendFailure {
   type: string;
   retryAfterMs: number | null;
+  reason: string | null;
 }
 
 function openSession(input: OtpVerificationInput): Session {
@@ -186,11 +187,12 @@ async function sendCode({ input, settings, state, runKey, provider }: Session): 
         expires_in: settings.providerTtlSeconds,
       },
       idempotencyKey(runKey, `send-${state.sends + 1}`),
+      { purpose: input.purpose, session: runKey },
     );
     codeSent(state, settings, sent, Date.now());
     return null;
   } catch (error) {
-    const failure = { type: failureType(error), retryAfterMs: retryAfterMsOf(error) };
+    const failure = { type: failureType(error), ...failureDetailsOf(error) };
     sendFailed(state, failure.type);
     return failure;
   } finally {
@@ -199,12 +201,15 @@ async function sendCode({ input, settings, state, runKey, provider }: Session): 
 }
 
 /** One verification; the caller holds the lock. */
-async function verifyCode({ settings, state, verifier }: Session, sealedCode: string): Promise<OtpVerifyAnswer> {
+async function verifyCode(
+  { settings, state, verifier, runKey }: Session,
+  sealedCode: string,
+): Promise<OtpVerifyAnswer> {
   const answer = answerWithoutProvider(state, settings, Date.now());
   if (answer !== 'check') return answer;
   let checked;
   try {
-    checked = await verifier.verifyOtpCode({ otpId: state.otpId!, sealedCode });
+    checked = await verifier.verifyOtpCode({ otpId: state.otpId!, sealedCode, session: runKey });
   } catch (error) {
     throw ApplicationFailure.create({
       type: 'OtpVerificationUnavailable',
@@ -250,21 +255,24 @@ function rejection({ state, settings }: Session, type: string, message: string) 
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: [stateOf(state, settings)] });
 }
 
-function sendFailure({ type, retryAfterMs }: SendFailure) {
+function sendFailure({ type, retryAfterMs, reason }: SendFailure) {
   return ApplicationFailure.create({
     type: OTP_SEND_FAILED,
     message: `the code could not be sent (${type})`,
     nonRetryable: true,
-    details: [type, retryAfterMs],
+    details: [type, retryAfterMs, reason],
   });
 }
 
-/** The wait the provider asked for, carried by the activity's failure details (`{ retryAfterMs }`). */
-function retryAfterMsOf(error: unknown): number | null {
+/** The wait the provider (or the guard) asked for and the guard's reason, from the failure's `{ retryAfterMs, reason }`. */
+function failureDetailsOf(error: unknown): Pick<SendFailure, 'retryAfterMs' | 'reason'> {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (!(cause instanceof ApplicationFailure)) return null;
-  const first = (cause.details ?? [])[0] as { retryAfterMs?: unknown } | undefined;
-  return typeof first?.retryAfterMs === 'number' ? first.retryAfterMs : null;
+  const first = (cause instanceof ApplicationFailure ? (cause.details ?? [])[0] : undefined) as
+    { retryAfterMs?: unknown; reason?: unknown } | undefined;
+  return {
+    retryAfterMs: typeof first?.retryAfterMs === 'number' ? first.retryAfterMs : null,
+    reason: typeof first?.reason === 'string' ? first.reason : null,
+  };
 }
 
 /** The failure type behind an activity failure (e.g. InsufficientBalance), or a generic label. */

@@ -25,6 +25,7 @@ import { generateKey } from '../crypto/keyring.js';
 import { storeOptionsFromEnv } from '../store/index.js';
 import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
+import { otpGuardFromEnv } from '../otp-guard-file.js';
 import { startStack } from '../stack.js';
 import { audienceAccessFromEnv } from '../worker.js';
 import { otpKeysFromEnv } from '../starter/otp.js';
@@ -114,6 +115,7 @@ export function registerDevCommands(program: Command): void {
         },
         ingress: { port: Number(options.ingressPort) },
         audienceAccess: devAudienceAccess(),
+        otpGuard: otpGuardFromEnv(process.env),
         reuseToken: previous.MSGFLOW_API_TOKEN,
         logger: log,
         encryptionKey,
@@ -152,6 +154,9 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
         MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
         ...(process.env.MSGFLOW_DATABASE_URL ? { MSGFLOW_DATABASE_URL: process.env.MSGFLOW_DATABASE_URL } : {}),
+        ...(process.env.MSGFLOW_OTP_GUARD_RULES
+          ? { MSGFLOW_OTP_GUARD_RULES: resolve(process.env.MSGFLOW_OTP_GUARD_RULES) }
+          : {}),
       };
       writeFileSync(
         DEV_ENV_FILE,

@@ -8,12 +8,15 @@ import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
-import { otpKeysFromEnv } from '../starter/otp.js';
+import { OtpBlockedError, otpKeysFromEnv } from '../starter/otp.js';
 import { connectClient } from '../temporal/connection.js';
 import { durationInSeconds, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
+import { registerOtpGuardCommands } from './otp-guard.js';
 
 /** Exit status of `otp verify` when the answer is anything but `verified` (errors exit 1, bad config 2). */
 export const NOT_VERIFIED_EXIT_CODE = 3;
+/** Exit status of `otp send` when the fraud guard blocked the send. */
+export const BLOCKED_EXIT_CODE = 4;
 
 interface PairOptions extends JsonFlag {
   purpose: string;
@@ -46,13 +49,16 @@ async function withMsgflow<T>(use: (msgflow: Msgflow) => Promise<T>): Promise<T>
 
 export function registerOtpCommands(program: Command): void {
   const otp = program.command('otp').description('One-time passwords: durable send-then-verify sessions');
+  registerOtpGuardCommands(otp);
   const pair = (command: Command) =>
     command
       .requiredOption('--purpose <purpose>', 'what the code is for, e.g. login (lowercase letters, digits, _ or -)')
       .requiredOption('--to <number>', 'recipient, international digits (e.g. 2348012345678)');
 
   withJson(pair(otp.command('send')))
-    .description('Send a code (or resend, within the cooldown and send limit, when a session is running)')
+    .description(
+      `Send a code (or resend, within the cooldown and send limit, when a session is running); exits ${BLOCKED_EXIT_CODE} when the fraud guard blocks it`,
+    )
     .option('--sender <id>', 'approved sender id (default: the provider’s verification sender)')
     .option('--length <digits>', 'digits in the code (4-10, default 6)', positiveInt('--length'))
     .option('--ttl <duration>', 'lifetime of a code, e.g. 5m (default 10m)', durationInSeconds)
@@ -65,7 +71,7 @@ export function registerOtpCommands(program: Command): void {
       durationInSeconds,
     )
     .action(async (options: SendOptions) => {
-      const answer = await withMsgflow((msgflow) =>
+      const answer = await withMsgflow(async (msgflow) =>
         msgflow.sendOtp({
           purpose: options.purpose,
           recipient: digitsOf(options.to),
@@ -77,7 +83,16 @@ export function registerOtpCommands(program: Command): void {
           maxSends: options.maxSends,
           lockoutSeconds: options.lockout,
         }),
-      );
+      ).catch((error: unknown) => {
+        if (!(error instanceof OtpBlockedError)) throw error;
+        const { reason, retryAfterSeconds } = error;
+        printResult(options, { status: 'blocked', reason, retryAfterSeconds }, () =>
+          retryAfterSeconds === null ? `blocked ${reason}` : `blocked ${reason}  retry after ${retryAfterSeconds} s`,
+        );
+        process.exitCode = BLOCKED_EXIT_CODE;
+        return null;
+      });
+      if (!answer) return;
       printResult(options, answer, () => [
         `${answer.status}  sends ${answer.sends} (${answer.sendsRemaining} left)  expires ${answer.expiresAt ?? '-'}`,
         ...(answer.resendAvailableAt ? [`resend available at ${answer.resendAvailableAt}`] : []),

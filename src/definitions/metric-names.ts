@@ -16,4 +16,5 @@ export const METRICS = {
   providerCharges: 'msgflow_provider_charged_minor_units',
   providerRateLimited: 'msgflow_provider_rate_limited',
   messageOutcomes: 'msgflow_message_outcomes',
+  otpGuardDecisions: 'msgflow_otp_guard_decisions',
 } as const;

@@ -34,6 +34,9 @@ export const OTP_REJECTIONS = {
  */
 export const OTP_SEND_FAILED = 'OtpSendFailed';
 
+/** The fraud guard kept the send from the provider; details carry `{ reason, retryAfterMs }`. */
+export const OTP_BLOCKED = 'OtpBlocked';
+
 /** The provider's per-source-address OTP limit refused the send: answered at once, never waited out. */
 export const OTP_SOURCE_RATE_LIMITED = 'OtpSourceRateLimited';
 

@@ -16,12 +16,21 @@ export {
   generateOtpKeys,
   type OtpKeys,
   otpKeysFromEnv,
+  OtpBlockedError,
   OtpRateLimitedError,
   OtpSendFailedError,
   OtpVerificationUnavailableError,
   otpWorkflowId,
 } from '../starter/otp.js';
 export type { CampaignRun } from '../starter/campaigns.js';
+// The OTP fraud guard's rules, as a rules file states them (MSGFLOW_OTP_GUARD_RULES).
+export {
+  DEFAULT_OTP_GUARD_RULES,
+  OTP_BLOCK_REASONS,
+  type OtpBlockReason,
+  type OtpGuardRules,
+  type OtpGuardRulesFile,
+} from '../api/otp-guard.js';
 export type {
   CampaignScheduleInfo,
   CampaignSchedules,

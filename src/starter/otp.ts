@@ -8,6 +8,7 @@
  * session's cooldown and send limit (`cooldown` / `limit_reached`), refused while locked (`locked`); the
  * session keeps the settings it started with. Once a session has ended, a send starts a new one.
  */
+import { OtpBlockReason } from '../api/otp-guard.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import {
   type Client,
@@ -30,6 +31,7 @@ import { ConfigError, EncryptionEnv, OtpEnv, parseEnv } from '../config.js';
 import { generateKey, type KeyRing, KeyRingError, parseKeyRing, sealString } from '../crypto/keyring.js';
 import {
   OTP_REJECTIONS,
+  OTP_BLOCKED,
   OTP_SEND_FAILED,
   OTP_SOURCE_RATE_LIMITED,
   otpStateQuery,
@@ -70,6 +72,21 @@ export class OtpRateLimitedError extends Error {
         ? 'too many OTP sends from this address; try again later'
         : `too many OTP sends from this address; try again in ${retryAfterSeconds} s`,
     );
+  }
+}
+
+/**
+ * The fraud guard kept the send from the provider (nothing was sent or charged). `reason` names the rule:
+ * `deny_list`, `country_not_allowed`, `prefix_velocity`, `country_velocity` or `low_conversion`;
+ * `retryAfterSeconds` says when the rule may let a send through again (null for lists and countries).
+ */
+export class OtpBlockedError extends Error {
+  override name = 'OtpBlockedError';
+  constructor(
+    readonly reason: OtpBlockReason,
+    readonly retryAfterSeconds: number | null,
+  ) {
+    super(`the OTP send was blocked by the fraud guard (${reason})`);
   }
 }
 
@@ -222,9 +239,13 @@ export async function otpState(
   }
 }
 
-function sendFailedError([type, retryAfterMs]: unknown[]): Error {
-  if (type === OTP_SOURCE_RATE_LIMITED)
-    return new OtpRateLimitedError(typeof retryAfterMs === 'number' ? Math.ceil(retryAfterMs / 1000) : null);
+function sendFailedError([type, retryAfterMs, reason]: unknown[]): Error {
+  const retryAfterSeconds = typeof retryAfterMs === 'number' ? Math.ceil(retryAfterMs / 1000) : null;
+  if (type === OTP_SOURCE_RATE_LIMITED) return new OtpRateLimitedError(retryAfterSeconds);
+  if (type === OTP_BLOCKED) {
+    const parsed = OtpBlockReason.safeParse(reason);
+    if (parsed.success) return new OtpBlockedError(parsed.data, retryAfterSeconds);
+  }
   return new OtpSendFailedError(String(type ?? 'unknown'));
 }
 

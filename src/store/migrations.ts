@@ -41,6 +41,14 @@ CREATE TABLE waiters (
 CREATE INDEX waiters_by_workflow ON waiters (workflow_id);
 `;
 
+const OTP_EVENT_INDEXES = `
+CREATE INDEX otp_sends_by_prefix ON otp_events (prefix, at) WHERE kind = 'send';
+CREATE INDEX otp_sends_by_country ON otp_events (country, at) WHERE kind = 'send';
+CREATE INDEX otp_events_by_session ON otp_events (session, kind);
+CREATE INDEX otp_events_by_time ON otp_events (at);
+CREATE INDEX otp_events_by_number ON otp_events (number_lookup);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -124,5 +132,49 @@ CREATE TABLE request_budgets (
   refilled_at BIGINT NOT NULL
 );
 `,
+  },
+  {
+    version: 6,
+    name: "the OTP sessions' record: sends as the fraud guard judged them, and verifications (otp-events.ts)",
+    // number: clear, or sealed under the key ring; number_lookup and prefix: clear, or HMAC-SHA256 under the
+    // lookup key. seq orders the guard's judgements as they saw each other.
+    sqlite: `
+CREATE TABLE otp_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_key TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  session TEXT NOT NULL,
+  purpose TEXT,
+  number TEXT,
+  number_lookup TEXT,
+  country TEXT,
+  prefix TEXT,
+  at INTEGER NOT NULL,
+  verdict TEXT,
+  reason TEXT,
+  retry_after_seconds INTEGER,
+  cost INTEGER,
+  currency TEXT
+);
+${OTP_EVENT_INDEXES}`,
+    postgres: `
+CREATE TABLE otp_events (
+  seq BIGSERIAL PRIMARY KEY,
+  event_key TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  session TEXT NOT NULL,
+  purpose TEXT,
+  number TEXT,
+  number_lookup TEXT,
+  country TEXT,
+  prefix TEXT,
+  at BIGINT NOT NULL,
+  verdict TEXT,
+  reason TEXT,
+  retry_after_seconds BIGINT,
+  cost BIGINT,
+  currency TEXT
+);
+${OTP_EVENT_INDEXES}`,
   },
 ];

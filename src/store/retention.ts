@@ -3,7 +3,7 @@
  * still waits for them. A waiter unreleased for twice the retention (and at least 62 days, beyond any wait
  * window) belongs to a workflow that ended without releasing it, e.g. terminated, and keeps nothing.
  */
-import type { MessageStore } from './types.js';
+import type { MessageStore, PurgeResult } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -11,7 +11,7 @@ export interface RetentionOptions {
   retentionMs: number;
   /** How often to purge (default hourly). */
   everyMs?: number;
-  onPurged?(result: { messages: number; rejectedEvents: number }): void;
+  onPurged?(result: PurgeResult): void;
   onError?(error: unknown): void;
 }
 

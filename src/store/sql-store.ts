@@ -11,6 +11,7 @@
  */
 import { type FinalStatus, isFinalStatus } from '../api/constants.js';
 import type { Driver, Executor, SqlValue } from './driver.js';
+import { SqlOtpEvents } from './otp-events.js';
 import type { PersonalData } from './personal-data.js';
 import {
   type BudgetAnswer,
@@ -61,11 +62,15 @@ interface MessageRow {
 }
 
 export class SqlMessageStore implements MessageStore {
+  readonly otp: SqlOtpEvents;
+
   constructor(
     private readonly driver: Driver,
     private readonly personal: PersonalData,
     private readonly hooks: StoreHooks = {},
-  ) {}
+  ) {
+    this.otp = new SqlOtpEvents(driver, personal);
+  }
 
   get dialect() {
     return this.driver.dialect;
@@ -232,7 +237,8 @@ export class SqlMessageStore implements MessageStore {
     const rejectedEvents = await this.driver.transaction((tx) =>
       tx.run('DELETE FROM rejected_events WHERE received_at < ?', [cutoff]),
     );
-    return { messages, rejectedEvents };
+    const otpEvents = await this.driver.transaction((tx) => tx.run('DELETE FROM otp_events WHERE at < ?', [cutoff]));
+    return { messages, rejectedEvents, otpEvents };
   }
 
   private reportRow(r: MessageRow): ReportRow {
@@ -455,6 +461,11 @@ export class SqlMessageStore implements MessageStore {
     const [messages, suppressed] = await this.driver.transaction(async (tx) => {
       const erased = await tx.run(
         `UPDATE messages SET recipient = NULL, recipient_lookup = NULL WHERE recipient_lookup IN (${list(lookups.length)})`,
+        lookups,
+      );
+      // The OTP record keeps the send (its country and keyed prefix still count for the guard), not the number.
+      await tx.run(
+        `UPDATE otp_events SET number = NULL, number_lookup = NULL WHERE number_lookup IN (${list(lookups.length)})`,
         lookups,
       );
       // The opt-out stays, found by its lookup value alone; rows listed before encryption hold the number as

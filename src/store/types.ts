@@ -5,6 +5,9 @@
 import type { KeyRing } from '../crypto/keyring.js';
 import type { FinalStatus } from '../api/constants.js';
 import type { Migration } from './migrations.js';
+import type { OtpGuardRules } from '../api/otp-guard.js';
+import type { OtpGuardDecision, OtpSendAttempt } from './otp-guard.js';
+import type { RecordedOtpEvent } from './otp-guard-replay.js';
 import type { BudgetAnswer, BudgetSettings, RequestClass } from './request-budget.js';
 
 /** A message a sender just got an id for. `number` and `campaignKey` feed per-recipient reports. */
@@ -122,6 +125,8 @@ export interface PurgeOptions {
 export interface PurgeResult {
   messages: number;
   rejectedEvents: number;
+  /** OTP sends and verifications recorded before the cutoff. */
+  otpEvents: number;
 }
 
 /** One opt-out: a number never sent to until it is removed. */
@@ -223,9 +228,23 @@ export interface MessageStore {
    * request at `now`: granted, or how long to wait before asking again.
    */
   takeRequest(budget: string, settings: BudgetSettings, kind: RequestClass, now?: number): Promise<BudgetAnswer>;
+  /** The OTP sessions' record, and the fraud guard's judgements on it (shared by every worker on this store). */
+  readonly otp: OtpEventStore;
   close(): Promise<void>;
 }
 
 export class StoreInputError extends Error {
   override name = 'StoreInputError';
+}
+
+/** The OTP sessions' record: each send as the fraud guard judged it, and each verified session. */
+export interface OtpEventStore {
+  /** Judges one send by `rules` against the recorded sends and records it; a repeated key gets its first decision. */
+  judgeSend(attempt: OtpSendAttempt, rules: OtpGuardRules): Promise<OtpGuardDecision>;
+  /** What the provider charged for a send the guard let through (minor units). */
+  recordCost(key: string, cost: number, currency: string): Promise<void>;
+  /** The session's code was verified (idempotent). */
+  recordVerified(session: string, at: number): Promise<void>;
+  /** Every event recorded at or after `since` (ms since the epoch), in the order recorded, numbers in clear. */
+  history(since: number): Promise<RecordedOtpEvent[]>;
 }

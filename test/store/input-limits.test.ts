@@ -84,7 +84,11 @@ describe.each(DIALECTS)('input limits of the message store on %s', (dialect) => 
   });
 
   it('takes only valid dates', async () => {
-    await expect(store.purge({ olderThan: new Date(0) })).resolves.toEqual({ messages: 0, rejectedEvents: 0 });
+    await expect(store.purge({ olderThan: new Date(0) })).resolves.toEqual({
+      messages: 0,
+      rejectedEvents: 0,
+      otpEvents: 0,
+    });
     await expect(store.purge({ olderThan: new Date('nonsense') })).rejects.toThrow('olderThan must be a valid Date');
     await expect(store.purge({ olderThan: 0 as unknown as Date })).rejects.toThrow('olderThan must be a valid Date');
     await expect(

@@ -168,9 +168,9 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     await store.recordRejected('bad status', { provider_message_id: 'x' });
 
     // Nothing is older than an hour ago.
-    expect(await store.purge({ olderThan: past() })).toEqual({ messages: 0, rejectedEvents: 0 });
+    expect(await store.purge({ olderThan: past() })).toEqual({ messages: 0, rejectedEvents: 0, otpEvents: 0 });
     // Everything is older than an hour ahead, but the awaited message has an unreleased waiter.
-    expect(await store.purge({ olderThan: future() })).toEqual({ messages: 2, rejectedEvents: 1 });
+    expect(await store.purge({ olderThan: future() })).toEqual({ messages: 2, rejectedEvents: 1, otpEvents: 0 });
     expect(await store.message('orphan')).toBeNull();
     expect(await store.message('released')).toBeNull();
     expect(await store.message('awaited')).not.toBeNull();

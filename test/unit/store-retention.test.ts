@@ -13,7 +13,7 @@ describe('store retention', () => {
     const calls: PurgeOptions[] = [];
     const purged: number[] = [];
     const stop = startRetention(
-      { purge: async (options) => (calls.push(options), { messages: 3, rejectedEvents: 0 }) },
+      { purge: async (options) => (calls.push(options), { messages: 3, rejectedEvents: 0, otpEvents: 0 }) },
       { retentionMs: 30 * DAY, everyMs: 60_000, onPurged: (r) => purged.push(r.messages) },
     );
     await vi.advanceTimersByTimeAsync(0);

@@ -1,0 +1,34 @@
+/**
+ * Reads the OTP fraud guard's rules file (YAML, of which JSON is a part) named by MSGFLOW_OTP_GUARD_RULES or by
+ * `msgflow otp guard backtest --rules`. Errors name the file and the rule that is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { DEFAULT_OTP_GUARD, type OtpGuardConfig, otpGuardConfig } from './api/otp-guard.js';
+import { ConfigError, OtpGuardEnv, parseEnv } from './config.js';
+
+export function readOtpGuardRules(file: string): OtpGuardConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`the OTP guard rules file ${file} cannot be read: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parse(text);
+  } catch (error) {
+    throw new ConfigError(`the OTP guard rules file ${file} is not YAML or JSON: ${(error as Error).message}`);
+  }
+  try {
+    return otpGuardConfig(parsed);
+  } catch (error) {
+    throw new ConfigError(`${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The rules MSGFLOW_OTP_GUARD_RULES names, or the defaults. */
+export function otpGuardFromEnv(env: NodeJS.ProcessEnv = process.env): OtpGuardConfig {
+  const { MSGFLOW_OTP_GUARD_RULES } = parseEnv(OtpGuardEnv, env);
+  return MSGFLOW_OTP_GUARD_RULES ? readOtpGuardRules(MSGFLOW_OTP_GUARD_RULES) : DEFAULT_OTP_GUARD;
+}
