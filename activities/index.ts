@@ -24,8 +24,8 @@ import { createVoiceActivities } from './voice.js';
  */
 export interface ProviderActivitySecrets {
   otpKeyRing?: KeyRing;
-  /** The OTP fraud guard's rules (default DEFAULT_OTP_GUARD). */
-  otpGuard?: OtpGuardConfig;
+  /** The OTP fraud guard's rules (default DEFAULT_OTP_GUARD; null: no guard, no OTP record). */
+  otpGuard?: OtpGuardConfig | null;
   audienceLoaders?: AudienceLoaders;
   audienceAccess?: AudienceAccess;
 }

@@ -11,8 +11,8 @@ import { RateLimitError } from '../src/client/errors.js';
 import { parseRateLimit } from '../src/client/headers.js';
 import { type KeyRing, openString } from '../src/crypto/keyring.js';
 import { DEFAULT_OTP_GUARD, type OtpGuardConfig, rulesOfPurpose } from '../src/api/otp-guard.js';
-import { METRICS } from '../src/definitions/metric-names.js';
 import { OTP_BLOCKED, OTP_SOURCE_RATE_LIMITED } from '../src/definitions/otp.js';
+import { otpGuardDecisionsCounter } from '../src/metrics/activity-interceptors.js';
 import type { OtpGuardDecision } from '../src/store/otp-guard.js';
 import type { OtpEventStore } from '../src/store/types.js';
 import { callProvider } from './errors.js';
@@ -44,8 +44,8 @@ export interface VerifyOtpCodeInput {
 export interface OtpActivityOptions {
   /** Opens sealed codes (MSGFLOW_OTP_SEAL_KEY / MSGFLOW_ENCRYPTION_KEY); without it verification fails. */
   keyRing?: KeyRing;
-  /** The fraud guard's rules (default DEFAULT_OTP_GUARD). */
-  guard?: OtpGuardConfig;
+  /** The fraud guard's rules (default DEFAULT_OTP_GUARD); null: no guard and no OTP record. */
+  guard?: OtpGuardConfig | null;
 }
 
 export interface CheckedOtpCode {
@@ -71,23 +71,25 @@ export function createOtpActivities(
     async sendOtpCode(request: OtpSendRequest, idempotencyKey: string, ref?: OtpSessionRef): Promise<SentOtp> {
       // Sessions started before the OTP record existed send without a reference; they are judged as `otp`.
       const { purpose, session } = ref ?? { purpose: 'otp', session: idempotencyKey };
-      const decision = await record.judgeSend(
-        { key: idempotencyKey, session, purpose, number: request.recipient, at: Date.now() },
-        rulesOfPurpose(guard, purpose),
-      );
-      countDecision(decision);
-      if (decision.verdict === 'blocked') throw blocked(decision);
+      const decision = guard
+        ? await record.judgeSend(
+            { key: idempotencyKey, session, purpose, number: request.recipient, at: Date.now() },
+            rulesOfPurpose(guard, purpose),
+          )
+        : null;
+      if (decision) countDecision(decision);
+      if (decision?.verdict === 'blocked') throw blocked(decision);
       const sent = await callProvider(() =>
         client.otp.send(request, { idempotencyKey, signal: signal() }).catch((error: unknown) => {
           throw sourceRateLimited(error) ?? error;
         }),
       );
-      await record.recordCost(idempotencyKey, sent.cost, sent.currency);
+      if (decision) await record.recordCost(idempotencyKey, sent.cost, sent.currency);
       return {
         otpId: sent.otp_id,
         providerMessageId: sent.provider_message_id,
         expiresAt: sent.expires_at,
-        ...(decision.verdict === 'monitored' ? { guardFlagged: decision.reason! } : {}),
+        ...(decision?.verdict === 'monitored' ? { guardFlagged: decision.reason! } : {}),
       };
     },
 
@@ -111,7 +113,7 @@ export function createOtpActivities(
       // Only this session's workflow verifies this otp_id, one attempt at a time. So `used` on a retry means
       // our earlier try of this same code succeeded and its response was lost: that try's answer stands.
       const status = checked.status === 'used' && Context.current().info.attempt > 1 ? 'verified' : checked.status;
-      if (status === 'verified' && session) await record.recordVerified(session, Date.now());
+      if (status === 'verified' && session && guard) await record.recordVerified(session, Date.now());
       return { status, attemptsRemaining: checked.attempts_remaining };
     },
   };
@@ -119,9 +121,7 @@ export function createOtpActivities(
 
 /** Sends the guard judged, by verdict and reason (the worker's metrics). */
 function countDecision({ verdict, reason }: OtpGuardDecision): void {
-  Context.current()
-    .metricMeter.createCounter(METRICS.otpGuardDecisions, 'sends', 'OTP sends judged by the fraud guard')
-    .add(1, { verdict, reason: reason ?? 'none' });
+  otpGuardDecisionsCounter(Context.current().metricMeter).add(1, { verdict, reason: reason ?? 'none' });
 }
 
 /** A blocked send: never retried; its reason and wait go to the session (and its history) without the number. */

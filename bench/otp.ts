@@ -12,11 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { DEFAULTS } from '../src/sandbox/options.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
+import { spreadNumbers } from './numbers.js';
 import { callUpdate, type FloorActivityMode, floorRoundTrip } from './floor/workflow.js';
 import { startOtpBenchStack } from './otp-worker.js';
 import { startService } from './processes.js';
@@ -56,7 +56,7 @@ export const otpBenchmark: Benchmark = {
       await bench.close();
       throw error;
     });
-    const recipients = validRecipients(WARMUP + ITERATIONS);
+    const recipients = spreadNumbers(WARMUP + ITERATIONS);
     const codeOf = async (recipient: string) => (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
     const facade: Timings = { send: [], verify: [], total: [] };
     const bare: Timings = { send: [], verify: [], total: [] };
@@ -193,14 +193,6 @@ function row(name: string, t: Timings): BenchRow {
 }
 
 /** Distinct valid Nigerian mobile numbers, so every session is new. */
-function validRecipients(count: number): string[] {
-  const numbers: string[] = [];
-  for (let n = 0; numbers.length < count; n++) {
-    const candidate = `2348031${String(n).padStart(6, '0')}`;
-    if (isValidPhoneNumber(`+${candidate}`)) numbers.push(candidate);
-  }
-  return numbers;
-}
 
 interface Mark {
   at: number;

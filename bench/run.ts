@@ -10,6 +10,7 @@ import { targetFromEnv } from './campaign-target.js';
 import { type Benchmark, formatTable, saveResult } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
+import { otpFraudBenchmark } from './otp-fraud.js';
 import { otpAtLimitBenchmark, otpBesideCampaignBenchmark } from './otp-load.js';
 import { rateLimitBenchmark } from './rate-limit.js';
 import { sandboxBenchmark } from './sandbox.js';
@@ -20,6 +21,7 @@ const BENCHMARKS: Benchmark[] = [
   otpBenchmark,
   otpAtLimitBenchmark,
   otpBesideCampaignBenchmark,
+  otpFraudBenchmark,
   sendSmsBenchmark,
   ingressBenchmark,
   sandboxBenchmark,

@@ -27,8 +27,12 @@ export function readOtpGuardRules(file: string): OtpGuardConfig {
   }
 }
 
-/** The rules MSGFLOW_OTP_GUARD_RULES names, or the defaults. */
-export function otpGuardFromEnv(env: NodeJS.ProcessEnv = process.env): OtpGuardConfig {
+/** The rules MSGFLOW_OTP_GUARD_RULES names, the defaults without it, or null when it says `off`. */
+export function otpGuardFromEnv(env: NodeJS.ProcessEnv = process.env): OtpGuardConfig | null {
   const { MSGFLOW_OTP_GUARD_RULES } = parseEnv(OtpGuardEnv, env);
+  if (MSGFLOW_OTP_GUARD_RULES === GUARD_OFF) return null;
   return MSGFLOW_OTP_GUARD_RULES ? readOtpGuardRules(MSGFLOW_OTP_GUARD_RULES) : DEFAULT_OTP_GUARD;
 }
+
+/** MSGFLOW_OTP_GUARD_RULES=off: no guard and no OTP record (OTP sends go straight to the provider). */
+export const GUARD_OFF = 'off';

@@ -49,8 +49,8 @@ export interface StackOptions {
   audienceLoaders?: AudienceLoaders;
   /** The folders and hosts the stack's worker reads file and URL audiences from (default: `.data/audiences`, no URLs). */
   audienceAccess?: AudienceAccess;
-  /** The OTP fraud guard's rules for the stack's worker (default DEFAULT_OTP_GUARD). */
-  otpGuard?: OtpGuardConfig;
+  /** The OTP fraud guard's rules for the stack's worker (default DEFAULT_OTP_GUARD; null: no guard, no OTP record). */
+  otpGuard?: OtpGuardConfig | null;
   /** The worker's workflow cache size (default: the SDK's, sized from the heap). */
   maxCachedWorkflows?: number;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */

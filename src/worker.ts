@@ -65,8 +65,8 @@ export interface MsgflowWorkerOptions {
   dataConverter?: DataConverter;
   /** Opens sealed OTP codes in the verify activity (MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY). */
   otpKeyRing?: KeyRing;
-  /** The OTP fraud guard's rules (MSGFLOW_OTP_GUARD_RULES; default DEFAULT_OTP_GUARD). */
-  otpGuard?: OtpGuardConfig;
+  /** The OTP fraud guard's rules (MSGFLOW_OTP_GUARD_RULES; default DEFAULT_OTP_GUARD; null: off). */
+  otpGuard?: OtpGuardConfig | null;
   /** Where the worker says how the provider queue is paced when that needs the operator's attention. */
   logger?: Logger;
 }

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { formatDuration } from '../api/duration.js';
-import { describeRules, type OtpBlockReason, type OtpGuardConfig } from '../api/otp-guard.js';
+import { DEFAULT_OTP_GUARD, describeRules, type OtpBlockReason, type OtpGuardConfig } from '../api/otp-guard.js';
 import { otpGuardFromEnv, readOtpGuardRules } from '../otp-guard-file.js';
 import { backtest, guardReport } from '../store/otp-guard-replay.js';
 import { duration, type JsonFlag, printResult, withJson } from './common.js';
@@ -32,6 +32,10 @@ export function registerOtpGuardCommands(otp: Command): void {
     .description("The rules the worker's guard applies (MSGFLOW_OTP_GUARD_RULES, else the defaults)")
     .action((options: JsonFlag) => {
       const config = otpGuardFromEnv();
+      if (!config) {
+        printResult(options, null, () => 'off (MSGFLOW_OTP_GUARD_RULES=off): no guard, no OTP record');
+        return;
+      }
       printResult(options, config, () => [
         ...describeRules(config.rules),
         ...Object.entries(config.purposes).flatMap(([purpose, rules]) => [
@@ -45,7 +49,7 @@ export function registerOtpGuardCommands(otp: Command): void {
     .description('Sends, verifications and blocks per country and prefix (prefixes cut as the current rules cut them)')
     .option('--limit <rows>', 'rows to print, busiest first', (v) => Number.parseInt(v, 10), 50)
     .action(async (options: SinceOptions & { limit: number }) => {
-      const config = otpGuardFromEnv();
+      const config = otpGuardFromEnv() ?? DEFAULT_OTP_GUARD;
       const rows = await withStore(async (store) =>
         guardReport(config, await store.otp.history(Date.now() - options.since)),
       );

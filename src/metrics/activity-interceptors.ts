@@ -68,6 +68,11 @@ export function providerRateLimitedCounter(meter: MetricMeter): MetricCounter {
   );
 }
 
+/** OTP sends judged by the fraud guard, by verdict and reason; created at zero with the runtime too. */
+export function otpGuardDecisionsCounter(meter: MetricMeter): MetricCounter {
+  return meter.createCounter(METRICS.otpGuardDecisions, 'sends', 'OTP sends judged by the fraud guard');
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }

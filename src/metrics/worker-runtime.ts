@@ -7,7 +7,7 @@ import { IllegalStateError, type LogLevel as SdkLogLevel, type LogMetadata } fro
 import type { Logger as SdkLogger } from '@temporalio/worker';
 import type { Logger } from '../log.js';
 import { loadWorkerSdk } from '../temporal/worker-sdk.js';
-import { providerRateLimitedCounter } from './activity-interceptors.js';
+import { otpGuardDecisionsCounter, providerRateLimitedCounter } from './activity-interceptors.js';
 
 export interface WorkerRuntimeOptions {
   /** `host:port` for the Prometheus exporter, e.g. `127.0.0.1:9464`; no exporter when unset. */
@@ -34,7 +34,10 @@ export async function installWorkerRuntime({ metricsAddress, logger }: WorkerRun
           }
         : {}),
     });
-    if (metricsAddress) providerRateLimitedCounter(Runtime.instance().metricMeter).add(0);
+    if (metricsAddress) {
+      providerRateLimitedCounter(Runtime.instance().metricMeter).add(0);
+      otpGuardDecisionsCounter(Runtime.instance().metricMeter).add(0);
+    }
     return true;
   } catch (error) {
     if (!(error instanceof IllegalStateError)) throw error;

@@ -1,0 +1,46 @@
+/**
+ * Phone numbers for the benchmarks: people logging in have numbers spread over many prefixes (the OTP fraud
+ * guard's prefix is the number without its last four digits); a pumping script walks through a few prefixes.
+ */
+import { isValidPhoneNumber } from 'libphonenumber-js/max';
+
+/** Mobile ranges of a few countries: `P` digits make the prefix, `S` digits the last four. */
+export const MOBILE_TEMPLATES = {
+  NG: '234803PPPSSSS',
+  GH: '23324PPPSSSS',
+  KE: '25471PPPSSSS',
+  BR: '55119PPPPSSSS',
+  IN: '9198PPPPSSSS',
+} as const;
+export type BenchCountry = keyof typeof MOBILE_TEMPLATES;
+
+function fill(template: string, prefix: number, suffix: number): string {
+  const slots = template.split('P').length - 1;
+  if (prefix >= 10 ** slots) throw new RangeError(`${template} has ${slots} prefix digits: ${prefix} does not fit`);
+  const p = String(prefix).padStart(slots, '0');
+  const s = String(suffix).padStart(4, '0');
+  let i = 0;
+  let j = 0;
+  return template.replace(/[PS]/g, (slot) => (slot === 'P' ? p[i++]! : s[j++]!));
+}
+
+/** `count` valid numbers of `country`, each in a prefix of its own, starting at prefix `from`. */
+export function spreadNumbers(count: number, country: BenchCountry = 'NG', from = 0): string[] {
+  const numbers: string[] = [];
+  for (let prefix = from; numbers.length < count; prefix++) {
+    const number = fill(MOBILE_TEMPLATES[country], prefix, 4321);
+    if (isValidPhoneNumber(`+${number}`)) numbers.push(number);
+  }
+  return numbers;
+}
+
+/** `count` valid numbers in one prefix of `country`, one after the other (as a pumping script walks them). */
+export function sequentialNumbers(count: number, country: BenchCountry, prefix: number): string[] {
+  const numbers: string[] = [];
+  for (let suffix = 0; numbers.length < count && suffix < 10_000; suffix++) {
+    const number = fill(MOBILE_TEMPLATES[country], prefix, suffix);
+    if (isValidPhoneNumber(`+${number}`)) numbers.push(number);
+  }
+  if (numbers.length < count) throw new Error(`prefix ${prefix} of ${country} has fewer than ${count} valid numbers`);
+  return numbers;
+}
