@@ -89,4 +89,17 @@ describe('readErrorBody', () => {
     });
     expect(readErrorBody(500, 'oops').code).toBe('http_500');
   });
+  it('skips empty strings and reads an array body as no body at all', () => {
+    expect(readErrorBody(400, { code: '', error_code: 'b', message: '', error: 'plain' })).toMatchObject({
+      code: 'b',
+      message: 'plain',
+    });
+    expect(readErrorBody(400, [{ code: 'in_an_array', message: 'x' }])).toMatchObject({
+      code: 'http_400',
+      message: 'The provider answered HTTP 400',
+    });
+    expect(readErrorBody(400, { error: ['not', 'an', 'object'], code: 'x' }).message).toBe(
+      'The provider answered HTTP 400',
+    );
+  });
 });

@@ -57,11 +57,19 @@ describe('redact, key by key', () => {
     expect(redact({ sender: 'ACME', count: 2, ok: true }, false)).toEqual({ sender: 'ACME', count: 2, ok: true });
   });
 
+  it('masks a value under a number key even when it is too short to look like a number elsewhere', () => {
+    for (const key of ['recipients', 'recipient', 'mobile_number', 'number', 'e164', 'to']) {
+      expect(redact({ [key]: '12345' }, false), key).toEqual({ [key]: '***45' });
+    }
+    expect(redact({ reference: '12345' }, false)).toEqual({ reference: '12345' });
+  });
+
   it('masks numbers found in any other text, keeping short digit runs', () => {
     expect(redact({ detail: 'call +234 801 234 5678 now' }, false)).toEqual({ detail: 'call +*** *** *** **78 now' });
     expect(maskNumbersInText('order 12345678 and 123-4567 and 123456')).toBe('order ******78 and ***-**67 and 123456');
     expect(maskNumbersInText('+1 (202) 555-0101')).toBe('+* (***) ***-**01');
     expect(maskNumbersInText('a 1234567b')).toBe('a *****67b');
+    expect(maskNumbersInText('2348012345678 called')).toBe('***********78 called');
     expect(maskNumbersInText('rows 1 (2) 3-4 5')).toBe('rows 1 (2) 3-4 5'); // number-like, but too few digits
   });
 

@@ -83,4 +83,11 @@ describe('withResponse', () => {
     expect(result.lastResponse).toBe(meta);
     expect(JSON.stringify(result)).toBe('{"ok":1}');
   });
+
+  it('can attach the response again to a result that already has one (a retried call reusing its object)', () => {
+    const meta = (requestId: string) =>
+      ({ status: 200, headers: {}, requestId }) as unknown as Parameters<typeof withResponse>[1];
+    const result = withResponse(withResponse({ ok: 1 }, meta('req_1')), meta('req_2'));
+    expect(result.lastResponse.requestId).toBe('req_2');
+  });
 });

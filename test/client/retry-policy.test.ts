@@ -87,8 +87,15 @@ describe('decideRetry', () => {
       delayMs: 2000,
     });
   });
-  it('hands a Retry-After beyond maxRetryAfterMs back to the caller', () => {
+  it('hands a Retry-After beyond maxRetryAfterMs back to the caller, and waits one of exactly that long', () => {
     expect(ask(new RateLimitError(api), { retryAfterMs: 10_001 })).toEqual({ retry: false });
+    expect(ask(new RateLimitError(api), { retryAfterMs: 10_000 })).toEqual({ retry: true, delayMs: 10_000 });
+  });
+  it('waits half the conflict delay plus a jittered half, doubling with each retry', () => {
+    const conflict = new IdempotencyConflictError(api);
+    expect(ask(conflict, { random: () => 0 })).toEqual({ retry: true, delayMs: 250 });
+    expect(ask(conflict, { random: () => 1 })).toEqual({ retry: true, delayMs: 500 });
+    expect(ask(conflict, { random: () => 0.5, retriesDone: 2 })).toEqual({ retry: true, delayMs: 1500 });
   });
   it('retries a 409 shortly, only when the request carries an idempotency key', () => {
     const decision = ask(new IdempotencyConflictError(api));

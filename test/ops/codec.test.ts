@@ -1,10 +1,11 @@
 /** The payload codec (round trip, rotation, tampering) and the codec endpoint over real HTTP (auth, CORS, bad input). */
 import { defaultPayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCodecServer, startCodecServer } from '../../src/codec-server/server.js';
 import { generateCodecToken } from '../../src/cli/codec.js';
 import { ConfigError } from '../../src/config.js';
-import { generateKey, parseKeyRing } from '../../src/crypto/keyring.js';
+import { decrypt, generateKey, parseKeyRing } from '../../src/crypto/keyring.js';
 import {
   ENCRYPTED_ENCODING,
   EncryptionCodec,
@@ -50,6 +51,27 @@ describe('EncryptionCodec', () => {
     const stranger = new EncryptionCodec(parseKeyRing(`other:${generateKey()}`));
     await expect(stranger.decode([sealed!])).rejects.toThrow(PayloadDecryptionError);
     await expect(stranger.decode([sealed!])).rejects.toThrow(/no key "k1"/);
+  });
+
+  it("keeps its wire format: other processes and the UI's codec endpoint read these names and this associated data", async () => {
+    const [sealed] = await codec.encode([toPayload(SECRET)]);
+    expect(text(sealed!.metadata!.encoding)).toBe('binary/encrypted');
+    expect(text(sealed!.metadata!['encryption-key-id'])).toBe('k1');
+    const plain = decrypt(ring, { keyId: 'k1', data: Buffer.from(sealed!.data!) }, Buffer.from('msgflow/payload/v1'));
+    expect(defaultPayloadConverter.fromPayload(proto.temporal.api.common.v1.Payload.decode(plain))).toEqual(SECRET);
+  });
+
+  it('names a payload without its key id, and keeps the cause of a failed decryption', async () => {
+    const [sealed] = await codec.encode([toPayload(SECRET)]);
+    const keyless = { ...sealed!, metadata: { encoding: sealed!.metadata!.encoding } };
+    const missing = await codec.decode([keyless]).catch((e: unknown) => e as Error);
+    expect(missing).toMatchObject({
+      name: 'PayloadDecryptionError',
+      message: 'an encrypted payload has no encryption-key-id',
+    });
+    const stranger = new EncryptionCodec(parseKeyRing(`other:${generateKey()}`));
+    const failed = await stranger.decode([sealed!]).catch((e: unknown) => e as Error);
+    expect(failed.cause).toBeInstanceOf(Error);
   });
 
   it('is configured from MSGFLOW_ENCRYPTION_KEY, with bad keys reported by variable name', () => {

@@ -28,7 +28,10 @@ describe('CursorCodec', () => {
     return `${encoded}.${createHmac('sha256', key).update(encoded).digest('base64url')}`;
   }
 
-  const refusal = { code: 'invalid_cursor' };
+  const refusal = {
+    code: 'invalid_cursor',
+    message: 'The cursor is not valid here; pass next_cursor back unchanged, with the same filters',
+  };
 
   it('gives back the seq it was made with, for its account and list', () => {
     expect(codec.decode(codec.encode('acc_1', 'messages', 42), 'acc_1', 'messages')).toBe(42);
@@ -104,7 +107,10 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter();
     limiter.hit('old', 1, 0);
     limiter.hit('new', 1, MINUTE / 2);
+    limiter.prune(MINUTE - 1);
+    expect(limiter.size).toBe(2);
     limiter.prune(MINUTE);
+    expect(limiter.size).toBe(1);
     // A pruned key starts afresh; a kept one still counts its hit.
     expect(limiter.hit('old', 1, MINUTE).allowed).toBe(true);
     expect(limiter.hit('new', 1, MINUTE).allowed).toBe(false);

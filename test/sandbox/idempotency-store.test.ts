@@ -24,6 +24,21 @@ describe('requestHash', () => {
     expect(requestHash('sms', {})).not.toBe(requestHash('sms', null));
     expect(requestHash('sms', [])).not.toBe(requestHash('sms', {}));
   });
+
+  it('keeps the operation apart from the body, and list items apart from each other', () => {
+    expect(requestHash('op1', 2)).not.toBe(requestHash('op', 12));
+    expect(requestHash('sms', [1, 23])).not.toBe(requestHash('sms', [12, 3]));
+  });
+
+  it('gives the same fingerprint to every order of the same keys', () => {
+    const orders = [
+      { a: 1, b: 2, c: 3, d: 4 },
+      { d: 4, c: 3, b: 2, a: 1 },
+      { c: 3, a: 1, d: 4, b: 2 },
+      { b: 2, d: 4, a: 1, c: 3 },
+    ];
+    expect(new Set(orders.map((body) => requestHash('sms', body))).size).toBe(1);
+  });
 });
 
 describe('IdempotencyStore', () => {
@@ -46,7 +61,14 @@ describe('IdempotencyStore', () => {
   it('claims a new key, refuses it while in progress, replays it once done', () => {
     expect(keys.claim('acc', 'k', hash, now)).toEqual({ kind: 'claimed' });
     expect(() => keys.claim('acc', 'k', hash, now + 1)).toThrow(
-      expect.objectContaining({ code: 'idempotency_in_progress', status: 409 }),
+      expect.objectContaining({
+        code: 'idempotency_in_progress',
+        status: 409,
+        message: 'A request with this Idempotency-Key is still in progress; retry shortly',
+      }),
+    );
+    expect(() => keys.claim('acc', 'k', requestHash('sms', { to: ['2'] }), now + 1)).toThrow(
+      'This Idempotency-Key was already used with a different request; use a new key for a new request',
     );
     keys.complete('acc', 'k', done);
     expect(keys.claim('acc', 'k', hash, now + 2)).toEqual({ kind: 'replay', response: done });

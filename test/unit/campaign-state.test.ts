@@ -85,4 +85,15 @@ describe('campaign state', () => {
       completedAt: '2026-11-23T09:00:00.000Z',
     });
   });
+
+  it('says why a campaign is paused, what was suppressed, and that nothing is final yet', () => {
+    const state = initialState('2026-11-23T08:00:00.000Z', { kind: 'list', remaining: [] });
+    Object.assign(state, { runs: 2, valid: 5, suppressed: 2, paused: true, pausedReason: 'insufficient balance' });
+    expect(detailsOf(progressOf(state, new Outstanding(), 'paused', null)).split('\n\n')).toEqual([
+      '**paused** (insufficient balance)',
+      'sent 0 of 5, awaiting 0, suppressed 2',
+      'final: none yet',
+      'cost 0, run 2',
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 /** The JSON logger: what each line holds, the level threshold, and redaction of secrets and personal data. */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, type LogLevel, redact } from '../../src/log.js';
 
 const SECRET_KEYS = ['authorization', 'Token', 'api_key', 'apikey', 'secret', 'secrets', 'code', 'otp', 'password'];
@@ -100,5 +100,34 @@ describe('createLogger', () => {
     unknown.logger.debug('d');
     unknown.logger.info('i');
     expect(unknown.lines.map((l) => l.level)).toEqual(['info']);
+  });
+
+  it('by default writes to stderr, and shows personal data only when MSGFLOW_LOG_PERSONAL_DATA is true', () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    vi.stubEnv('MSGFLOW_LOG_PERSONAL_DATA', '');
+    createLogger('env').info('hidden', { recipient: '2348012345678' });
+    vi.stubEnv('MSGFLOW_LOG_PERSONAL_DATA', 'true');
+    createLogger('env').info('shown', { recipient: '2348012345678' });
+    expect(written.map((line) => (JSON.parse(line) as { recipient: string }).recipient)).toEqual([
+      '[personal]',
+      '2348012345678',
+    ]);
+    expect(written.every((line) => line.endsWith('}\n'))).toBe(true);
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+  });
+});
+
+describe('redact without options', () => {
+  it('masks personal data and matches keys whole, at their start too', () => {
+    expect(redact({ recipient: '2348012345678', barcode: '123', mytoken: 'x' })).toEqual({
+      recipient: '[personal]',
+      barcode: '123',
+      mytoken: 'x',
+    });
   });
 });

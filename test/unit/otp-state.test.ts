@@ -185,3 +185,73 @@ describe('expiry', () => {
     expect(verified.status).toBe('verified');
   });
 });
+
+describe('each refusal and answer decided by the state alone', () => {
+  /** A session in `status` whose code went out long ago: past the cooldown, sends left, a code on record. */
+  const inState = (status: OtpSession['status'], changes: Partial<OtpSession> = {}): OtpSession => ({
+    ...pendingSession(T0 - 3_600_000),
+    status,
+    ...changes,
+  });
+
+  it('refuses a send to a locked, then to each kind of finished session, naming why', () => {
+    expect(sendRefusal(inState('locked'), settings, T0)).toEqual({
+      type: OTP_REJECTIONS.locked,
+      message: 'too many wrong codes: sending is locked',
+    });
+    for (const status of ['verified', 'expired', 'failed'] as const) {
+      expect(sendRefusal(inState(status), settings, T0), status).toEqual({
+        type: OTP_REJECTIONS.finished,
+        message: 'this OTP session has ended',
+      });
+    }
+    expect(sendRefusal(inState('pending', { sends: 3 }), settings, T0)).toEqual({
+      type: OTP_REJECTIONS.sendLimit,
+      message: 'no sends left in this session',
+    });
+    expect(sendRefusal(inState('pending', { lastSentAt: T0 - 1000 }), settings, T0)).toEqual({
+      type: OTP_REJECTIONS.cooldown,
+      message: 'too soon after the last send',
+    });
+  });
+
+  it('lets a send join one in flight even with no sends left', () => {
+    expect(sendRefusal(inState('pending', { sends: 3, sendInFlight: true }), settings, T0)).toBeNull();
+    expect(sendRefusal(inState('sending', { sends: 3 }), settings, T0)).toBeNull();
+  });
+
+  it('answers a resend that joined a send only once that send completed', () => {
+    const session = inState('pending', { sends: 2 });
+    expect(resendDecision(session, settings, T0, 1)).toBe('sent');
+    expect(resendDecision(session, settings, T0, 2)).toBe('send');
+    expect(resendDecision(session, settings, T0, undefined)).toBe('send');
+    expect(resendDecision(inState('pending', { sends: 3 }), settings, T0, undefined)).toBe('limit_reached');
+  });
+
+  it('refuses verifications of locked and finished sessions, naming why', () => {
+    const request = { sealedCode: sealed(6) };
+    expect(verifyRefusal(inState('pending'), settings, { code: '1' })).toEqual({
+      type: OTP_REJECTIONS.invalidArgument,
+      message: 'expected { sealedCode }',
+    });
+    expect(verifyRefusal(inState('pending'), settings, { sealedCode: sealed(4) })).toEqual({
+      type: OTP_REJECTIONS.wrongLength,
+      message: 'codes of this session have 6 digits',
+    });
+    expect(verifyRefusal(inState('locked'), settings, request)).toEqual({
+      type: OTP_REJECTIONS.locked,
+      message: 'too many wrong codes',
+    });
+    expect(verifyRefusal(inState('failed'), settings, request)).toEqual({
+      type: OTP_REJECTIONS.finished,
+      message: 'this OTP session has ended',
+    });
+  });
+
+  it('answers a verification of a locked, failed or codeless session without the provider', () => {
+    expect(answerWithoutProvider(inState('locked'), settings, T0)).toMatchObject({ status: 'locked' });
+    expect(answerWithoutProvider(inState('failed'), settings, T0)).toMatchObject({ status: 'expired' });
+    const codeless = { ...inState('pending'), otpId: undefined, expiresAt: T0 + 60_000 };
+    expect(answerWithoutProvider(codeless, settings, T0)).toMatchObject({ status: 'expired' });
+  });
+});

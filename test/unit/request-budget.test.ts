@@ -77,7 +77,12 @@ describe('request budget', () => {
   });
 
   it('refuses a limit below one a minute', () => {
-    expect(() => budgetSettings(0)).toThrow(RangeError);
+    expect(() => budgetSettings(0)).toThrow("the provider's rate limit must be at least 1 a minute (got 0)");
+    expect(budgetSettings(1)).toMatchObject({ capacity: 1, reserve: 0 });
+    expect(budgetSettings(2)).toMatchObject({ capacity: 1, reserve: 0 });
+    expect(budgetSettings(3)).toMatchObject({ capacity: 2, reserve: 1 });
+    // The bucket's minute is the provider's plus the half second a dispatch may be late.
+    expect(budgetSettings(122).perMs).toBeCloseTo(120 / 60_500, 12);
     expect(() => budgetSettings(Number.NaN)).toThrow(RangeError);
   });
 

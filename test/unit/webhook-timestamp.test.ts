@@ -58,3 +58,9 @@ describe('webhook timestamp tolerance', () => {
     });
   });
 });
+
+describe('the ingress verifier', () => {
+  it('refuses to be built without a signing secret', () => {
+    expect(() => standardWebhooksVerifier([])).toThrow('at least one webhook signing secret is required');
+  });
+});

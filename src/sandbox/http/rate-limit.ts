@@ -30,6 +30,11 @@ export class RateLimiter {
     return { limit, remaining: Math.max(0, limit - window.count), resetAt: window.start + WINDOW_MS, allowed };
   }
 
+  /** Keys whose window is held in memory. */
+  get size(): number {
+    return this.windows.size;
+  }
+
   /** Forgets windows that have ended, so the map does not grow with every token and IP ever seen. */
   prune(now: number): void {
     for (const [key, window] of this.windows) if (now >= window.start + WINDOW_MS) this.windows.delete(key);
