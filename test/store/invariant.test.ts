@@ -143,7 +143,7 @@ describe('the invariant on PostgreSQL (separate connections)', () => {
     // Everything counts as old; the registration holds the row and has not committed its waiter yet.
     const purged = ingress.purge({ olderThan: new Date(Date.now() + 60 * 60 * 1000) });
     await registered;
-    expect(await purged).toEqual({ messages: 0, rejectedEvents: 0 });
+    expect(await purged).toEqual({ messages: 0, rejectedEvents: 0, otpEvents: 0 });
     expect((await sender.message('m1'))?.waiters.map((w) => w.workflowId)).toEqual([WAITER]);
   });
 

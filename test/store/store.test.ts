@@ -192,7 +192,7 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     const ids = Array.from({ length: 1200 }, (_, i) => `old-${i}`);
     await store.recordEvents(ids.slice(0, 1000).map((id) => delivered(id)));
     await store.recordEvents(ids.slice(1000).map((id) => delivered(id)));
-    expect(await store.purge({ olderThan: future() })).toEqual({ messages: 1200, rejectedEvents: 0 });
+    expect(await store.purge({ olderThan: future() })).toEqual({ messages: 1200, rejectedEvents: 0, otpEvents: 0 });
   });
 
   it('report pages through a campaign with numbers, current statuses and a status filter', async () => {
