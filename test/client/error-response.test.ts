@@ -88,6 +88,8 @@ describe('readErrorBody', () => {
       details: [],
     });
     expect(readErrorBody(500, 'oops').code).toBe('http_500');
+    expect(readErrorBody(500, null).code).toBe('http_500');
+    expect(readErrorBody(500, { error: null, message: 'm' })).toMatchObject({ code: 'http_500', message: 'm' });
   });
   it('skips empty strings and reads an array body as no body at all', () => {
     expect(readErrorBody(400, { code: '', error_code: 'b', message: '', error: 'plain' })).toMatchObject({

@@ -57,6 +57,10 @@ describe('parsePayload', () => {
       ok: false,
       reason: 'the response does not match the contract (balance: invalid_type)',
     });
+    const twice = { data: { ...balance, balance: 'a lot', currency: 7 } };
+    expect(parsePayload(routes.balanceGet, twice, true)).toMatchObject({
+      reason: 'the response does not match the contract (balance: invalid_type; currency: invalid_type)',
+    });
   });
 
   it('names issues in a list by their place in the page, and returns the page as sent', () => {
