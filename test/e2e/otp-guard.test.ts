@@ -5,15 +5,15 @@
  * the allow and deny lists win; `msgflow otp send` prints the block; and `msgflow otp guard backtest` with
  * the live rules replays the recorded history to the live decisions.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otpGuardConfig, type OtpGuardRulesFile } from '../../src/api/otp-guard.js';
 import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys, OtpBlockedError, otpWorkflowId } from '../../src/starter/otp.js';
 import { backtest } from '../../src/store/otp-guard-replay.js';
+import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 
 const RULES: OtpGuardRulesFile = {
@@ -29,7 +29,6 @@ const RULES: OtpGuardRulesFile = {
   },
 };
 
-const root = resolve(import.meta.dirname, '../..');
 const folder = mkdtempSync(join(tmpdir(), 'otp-guard-'));
 const rulesFile = join(folder, 'rules.yaml');
 
@@ -115,15 +114,11 @@ describe('the OTP fraud guard', () => {
   });
 
   it('`msgflow otp send` prints the block and exits 4; the backtest with the live rules reaches the live decisions', async () => {
-    const temporal = inject('temporal');
-    const env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      MSGFLOW_TASK_QUEUE: stack.taskQueue,
-      MSGFLOW_STORE_FILE: join(folder, 'store.db'),
-      ...otp.env,
-    };
-    const blocked = await cli(['otp', 'send', '--purpose', 'login', '--to', '2348069000001'], env);
+    const env = { ...cliEnvFor(stack), MSGFLOW_STORE_FILE: join(folder, 'store.db'), ...otp.env };
+    const blocked = await runMsgflow(['otp', 'send', '--purpose', 'login', '--to', '2348069000001'], {
+      cwd: folder,
+      env,
+    });
     expect(blocked).toMatchObject({ code: 4, stdout: 'blocked deny_list\n' });
 
     const history = await stack.store.otp.history(0);
@@ -136,7 +131,10 @@ describe('the OTP fraud guard', () => {
         reason: event.reason,
       });
     }
-    const report = await cli(['otp', 'guard', 'backtest', '--rules', rulesFile, '--since', '1h', '--json'], env);
+    const report = await runMsgflow(['otp', 'guard', 'backtest', '--rules', rulesFile, '--since', '1h', '--json'], {
+      cwd: folder,
+      env,
+    });
     expect(report.code, report.stderr).toBe(0);
     const summary = JSON.parse(report.stdout) as { wouldBlock: Record<string, number>; liveBlockedWouldSend: number };
     const liveBlocked = sends.filter((e) => e.verdict === 'blocked').length;
@@ -144,22 +142,3 @@ describe('the OTP fraud guard', () => {
     expect(summary.liveBlockedWouldSend).toBe(0);
   });
 });
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const baseEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
-  );
-  return new Promise((done, fail) => {
-    const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli/main.ts'), ...args], {
-      cwd: folder,
-      env: { ...baseEnv, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code: code ?? 1, stdout, stderr }));
-    child.stdin.end();
-  });
-}
