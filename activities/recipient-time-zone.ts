@@ -5,8 +5,8 @@
  * bundle never carries these tables.
  */
 import { getCountry } from 'countries-and-timezones';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { SendWindow } from '../src/api/campaign-io.js';
+import { countryOfNumber } from '../src/api/common.js';
 import type { AudienceFields } from '../src/api/message-template.js';
 
 /** Field names read as a recipient's zone when the window names none (matched without regard to case). */
@@ -34,7 +34,7 @@ function fieldValue(fields: AudienceFields | undefined, names: readonly string[]
 
 /** The zones a number's country spans (empty when the country is not known). */
 export function zonesOfNumber(digits: string): { country?: string; zones: string[] } {
-  const country = parsePhoneNumberFromString(`+${digits}`)?.country;
+  const country = countryOfNumber(digits);
   return { country, zones: country ? (getCountry(country)?.timezones ?? []) : [] };
 }
 

@@ -4,8 +4,13 @@
  * Each shape here is the single source of truth: the sandbox validates with it, the client types and
  * parses with it, the ingress parses events with it, and the OpenAPI document is generated from it.
  */
-import { isValidPhoneNumber } from 'libphonenumber-js/max';
+import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
+
+/** The country (ISO 3166-1 alpha-2) of an international number in digits, when libphonenumber knows it. */
+export function countryOfNumber(digits: string): string | undefined {
+  return parsePhoneNumberFromString(`+${digits}`)?.country;
+}
 
 /** Past this many numbers the memo of validity starts over. */
 const VALIDITY_MEMO_SIZE = 50_000;

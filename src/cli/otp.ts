@@ -71,7 +71,7 @@ export function registerOtpCommands(program: Command): void {
       durationInSeconds,
     )
     .action(async (options: SendOptions) => {
-      const answer = await withMsgflow(async (msgflow) =>
+      const answer = await withMsgflow((msgflow) =>
         msgflow.sendOtp({
           purpose: options.purpose,
           recipient: digitsOf(options.to),

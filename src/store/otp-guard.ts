@@ -4,7 +4,7 @@
  * recorded history, otp-guard-replay.ts) count the same windows and call the same `judgeSend`, so the same
  * history gets the same decisions.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { countryOfNumber } from '../api/common.js';
 import { type OtpBlockReason, type OtpGuardRules, UNKNOWN_COUNTRY } from '../api/otp-guard.js';
 
 /** One OTP send about to be made. */
@@ -66,13 +66,9 @@ export function prefixDigits(rules: OtpGuardRules): number {
   return rules.prefixVelocity?.digits ?? DEFAULT_PREFIX_DIGITS;
 }
 
-/** The country of an international number (ISO 3166-1 alpha-2), or ZZ when it is not known. */
-export function countryOfNumber(digits: string): string {
-  return parsePhoneNumberFromString(`+${digits}`)?.country ?? UNKNOWN_COUNTRY;
-}
-
+/** Where a number belongs: its country (ZZ when not known) and its prefix under `rules`. */
 export function placeOf(digits: string, rules: OtpGuardRules): SendPlace {
-  return { country: countryOfNumber(digits), prefix: digits.slice(0, -prefixDigits(rules)) };
+  return { country: countryOfNumber(digits) ?? UNKNOWN_COUNTRY, prefix: digits.slice(0, -prefixDigits(rules)) };
 }
 
 export function windowsOf(rules: OtpGuardRules, at: number): GuardWindows {
