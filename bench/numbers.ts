@@ -24,23 +24,29 @@ function fill(template: string, prefix: number, suffix: number): string {
   return template.replace(/[PS]/g, (slot) => (slot === 'P' ? p[i++]! : s[j++]!));
 }
 
-/** `count` valid numbers of `country`, each in a prefix of its own, starting at prefix `from`. */
-export function spreadNumbers(count: number, country: BenchCountry = 'NG', from = 0): string[] {
+/** The first `count` valid numbers among `candidate(0)`, `candidate(1)`, … (at most `tries` of them). */
+function firstValid(count: number, candidate: (i: number) => string, tries = Number.POSITIVE_INFINITY): string[] {
   const numbers: string[] = [];
-  for (let prefix = from; numbers.length < count; prefix++) {
-    const number = fill(MOBILE_TEMPLATES[country], prefix, 4321);
+  for (let i = 0; numbers.length < count && i < tries; i++) {
+    const number = candidate(i);
     if (isValidPhoneNumber(`+${number}`)) numbers.push(number);
   }
   return numbers;
 }
 
+/** `count` valid numbers of `country`, each in a prefix of its own, starting at prefix `from`. */
+export function spreadNumbers(count: number, country: BenchCountry = 'NG', from = 0): string[] {
+  return firstValid(count, (i) => fill(MOBILE_TEMPLATES[country], from + i, 4321));
+}
+
 /** `count` valid numbers in one prefix of `country`, one after the other (as a pumping script walks them). */
 export function sequentialNumbers(count: number, country: BenchCountry, prefix: number): string[] {
-  const numbers: string[] = [];
-  for (let suffix = 0; numbers.length < count && suffix < 10_000; suffix++) {
-    const number = fill(MOBILE_TEMPLATES[country], prefix, suffix);
-    if (isValidPhoneNumber(`+${number}`)) numbers.push(number);
-  }
+  const numbers = firstValid(count, (suffix) => fill(MOBILE_TEMPLATES[country], prefix, suffix), 10_000);
   if (numbers.length < count) throw new Error(`prefix ${prefix} of ${country} has fewer than ${count} valid numbers`);
   return numbers;
+}
+
+/** `count` distinct valid 13-digit numbers starting with `start` (a campaign's audience). */
+export function numbersStartingWith(count: number, start: string): string[] {
+  return firstValid(count, (n) => `${start}${String(n).padStart(13 - start.length, '0')}`);
 }

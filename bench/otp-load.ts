@@ -8,12 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import type { RunningStack } from '../src/stack.js';
 import { activityCalls } from '../test/support/history.js';
 import { BENCH_SANDBOX } from './campaign-target.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
-import { spreadNumbers } from './numbers.js';
+import { numbersStartingWith, spreadNumbers } from './numbers.js';
 import { startOtpBenchStack } from './otp-worker.js';
 
 const REAL_LIMIT_PER_MINUTE = 120;
@@ -42,7 +41,7 @@ export const otpAtLimitBenchmark: Benchmark = {
     const { stack } = bench;
     // People logging in are spread over prefixes (as the OTP fraud guard expects); the campaign's are not.
     const people = spreadNumbers(2 * LOGINS_AT_LIMIT + 1);
-    const numbers = validNumbers(1_000, '2348033');
+    const numbers = numbersStartingWith(1_000, '2348033');
     try {
       await login(stack, people.shift()!); // untimed: a deployed worker is warm
       // The warm-up's two requests took the budget's burst: the quiet logins start once it has refilled.
@@ -118,7 +117,7 @@ export const otpBesideCampaignBenchmark: Benchmark = {
     const interval = 1000 / LOGINS_PER_SECOND_BESIDE_CAMPAIGN;
     try {
       const people = spreadNumbers(2 * LOGINS_BESIDE_CAMPAIGN + 1);
-      const numbers = validNumbers(BIG_CAMPAIGN, '2348034');
+      const numbers = numbersStartingWith(BIG_CAMPAIGN, '2348034');
       await login(stack, people.shift()!); // untimed: a deployed worker is warm
       context.log(`quiet: ${LOGINS_BESIDE_CAMPAIGN} logins at ${LOGINS_PER_SECOND_BESIDE_CAMPAIGN}/s`);
       const quiet = await loginsEvery(stack, people.splice(0, LOGINS_BESIDE_CAMPAIGN), interval);
@@ -192,14 +191,4 @@ function row(name: string, logins: Login[]): BenchRow {
     'verify p50': round(percentile(verify, 50)),
     'verify p99': round(percentile(verify, 99)),
   };
-}
-
-/** Distinct valid Nigerian mobile numbers starting with `prefix`. */
-function validNumbers(count: number, prefix: string): string[] {
-  const numbers: string[] = [];
-  for (let n = 0; numbers.length < count; n++) {
-    const candidate = `${prefix}${String(n).padStart(13 - prefix.length, '0')}`;
-    if (isValidPhoneNumber(`+${candidate}`)) numbers.push(candidate);
-  }
-  return numbers;
 }
