@@ -42,7 +42,7 @@ export function createProviderQueueActivities(
   return {
     ...createProviderActivities(messaging, store),
     ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders, secrets.audienceAccess),
-    ...createOtpActivities(messaging, store.otp, { keyRing: secrets.otpKeyRing, guard: secrets.otpGuard }),
+    ...createOtpActivities(messaging, store, { keyRing: secrets.otpKeyRing, guard: secrets.otpGuard }),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),
   };

@@ -1,8 +1,9 @@
 /**
  * OTP activities (provider queue). The code exists in clear only inside `verifyOtpCode`: the workflow and
  * its history hold it sealed with the OTP key ring, and the activity opens it just before the call.
- * Each send is first judged by the fraud guard against the OTP record in the message store (shared by every
- * worker): a blocked send never reaches the provider. Each verified code is recorded for the guard too.
+ * Each send (a text, or a call reading the code) is first judged by the fraud guard against the OTP record in
+ * the message store (shared by every worker): a blocked send never reaches the provider. Each verified code is
+ * recorded for the guard too. A text's provider_message_id is recorded as awaited by the session, like any send's.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { OtpSendRequest, OtpVerifyStatus } from '../src/api/otp.js';
@@ -13,9 +14,11 @@ import { type KeyRing, openString } from '../src/crypto/keyring.js';
 import { DEFAULT_OTP_GUARD, type OtpGuardConfig, rulesOfPurpose } from '../src/api/otp-guard.js';
 import { OTP_BLOCKED, OTP_SOURCE_RATE_LIMITED } from '../src/definitions/otp.js';
 import { otpGuardDecisionsCounter } from '../src/metrics/activity-interceptors.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { OtpGuardDecision } from '../src/store/otp-guard.js';
-import type { OtpEventStore } from '../src/store/types.js';
+import type { MessageStore } from '../src/store/index.js';
 import { callProvider } from './errors.js';
+import { callingWorkflowId, outcomeFromStore } from './message-store.js';
 
 /** What the workflow keeps of a send: no number, no text. */
 export interface SentOtp {
@@ -25,6 +28,21 @@ export interface SentOtp {
   expiresAt: string;
   /** In monitor mode, the rule that would have blocked this send. */
   guardFlagged?: string;
+  /** The text's final outcome, when the store already held it as the text was recorded (its event came first). */
+  alreadyFinal?: MessageOutcome[];
+}
+
+/** A code read out in a call: the call's id (GET /voice/{id}). */
+export interface PlacedOtpCall {
+  callId: string;
+  guardFlagged?: string;
+}
+
+/** The pending code of `otpId` read out to `recipient`, the number it was texted to. */
+export interface CallOtpCodeInput {
+  recipient: string;
+  otpId: string;
+  language?: string;
 }
 
 /** Which session a send or verification belongs to, for the OTP record (no number: the session id has none). */
@@ -62,35 +80,65 @@ export const OTP_ACTIVITY_FAILURES = {
 
 export function createOtpActivities(
   client: MessagingClient,
-  record: OtpEventStore,
+  store: MessageStore,
   { keyRing, guard = DEFAULT_OTP_GUARD }: OtpActivityOptions = {},
 ) {
   const signal = () => Context.current().cancellationSignal;
 
+  /** The guard's judgement of one send (null without a guard): counted, and thrown when blocked. */
+  async function judge(number: string, idempotencyKey: string, ref?: OtpSessionRef): Promise<OtpGuardDecision | null> {
+    if (!guard) return null;
+    // Sessions started before the OTP record existed send without a reference; they are judged as `otp`.
+    const { purpose, session } = ref ?? { purpose: 'otp', session: idempotencyKey };
+    const decision = await store.otp.judgeSend(
+      { key: idempotencyKey, session, purpose, number, at: Date.now() },
+      rulesOfPurpose(guard, purpose),
+    );
+    countDecision(decision);
+    if (decision.verdict === 'blocked') throw blocked(decision);
+    return decision;
+  }
+
+  async function send(request: OtpSendRequest, idempotencyKey: string, decision: OtpGuardDecision | null) {
+    const sent = await callProvider(() =>
+      client.otp.send(request, { idempotencyKey, signal: signal() }).catch((error: unknown) => {
+        throw sourceRateLimited(error) ?? error;
+      }),
+    );
+    if (decision) await store.otp.recordCost(idempotencyKey, sent.cost, sent.currency);
+    return sent;
+  }
+
+  const flagged = (decision: OtpGuardDecision | null) =>
+    decision?.verdict === 'monitored' ? { guardFlagged: decision.reason! } : {};
+
   return {
+    /** Texts a new code, and records the text as awaited by the calling session before completing. */
     async sendOtpCode(request: OtpSendRequest, idempotencyKey: string, ref?: OtpSessionRef): Promise<SentOtp> {
-      // Sessions started before the OTP record existed send without a reference; they are judged as `otp`.
-      const { purpose, session } = ref ?? { purpose: 'otp', session: idempotencyKey };
-      const decision = guard
-        ? await record.judgeSend(
-            { key: idempotencyKey, session, purpose, number: request.recipient, at: Date.now() },
-            rulesOfPurpose(guard, purpose),
-          )
-        : null;
-      if (decision) countDecision(decision);
-      if (decision?.verdict === 'blocked') throw blocked(decision);
-      const sent = await callProvider(() =>
-        client.otp.send(request, { idempotencyKey, signal: signal() }).catch((error: unknown) => {
-          throw sourceRateLimited(error) ?? error;
-        }),
-      );
-      if (decision) await record.recordCost(idempotencyKey, sent.cost, sent.currency);
+      const decision = await judge(request.recipient, idempotencyKey, ref);
+      const sent = await send({ ...request, channel: 'sms' }, idempotencyKey, decision);
+      const providerMessageId = sent.provider_message_id!;
+      const known = await store.register(callingWorkflowId(), [{ providerMessageId, number: sent.mobile_number }]);
       return {
         otpId: sent.otp_id,
-        providerMessageId: sent.provider_message_id,
+        providerMessageId,
         expiresAt: sent.expires_at,
-        ...(decision?.verdict === 'monitored' ? { guardFlagged: decision.reason! } : {}),
+        ...flagged(decision),
+        ...(known.length > 0 ? { alreadyFinal: known.map(outcomeFromStore) } : {}),
       };
+    },
+
+    /** Calls the number and reads out the pending code of `otpId`: the session's code, by another channel. */
+    async callOtpCode(input: CallOtpCodeInput, idempotencyKey: string, ref: OtpSessionRef): Promise<PlacedOtpCall> {
+      const decision = await judge(input.recipient, idempotencyKey, ref);
+      const request = {
+        recipient: input.recipient,
+        channel: 'voice',
+        otp_id: input.otpId,
+        language: input.language,
+      } as const;
+      const placed = await send(request, idempotencyKey, decision);
+      return { callId: placed.call_id!, ...flagged(decision) };
     },
 
     async verifyOtpCode({ otpId, sealedCode, session }: VerifyOtpCodeInput): Promise<CheckedOtpCode> {
@@ -113,7 +161,7 @@ export function createOtpActivities(
       // Only this session's workflow verifies this otp_id, one attempt at a time. So `used` on a retry means
       // our earlier try of this same code succeeded and its response was lost: that try's answer stands.
       const status = checked.status === 'used' && Context.current().info.attempt > 1 ? 'verified' : checked.status;
-      if (status === 'verified' && session && guard) await record.recordVerified(session, Date.now());
+      if (status === 'verified' && session && guard) await store.otp.recordVerified(session, Date.now());
       return { status, attemptsRemaining: checked.attempts_remaining };
     },
   };

@@ -88,7 +88,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
   // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
   // the server's provider queue.
-  const otpCalls = createOtpActivities(messaging, store.otp, { keyRing: options.otpKeyRing, guard: options.otpGuard });
+  const otpCalls = createOtpActivities(messaging, store, { keyRing: options.otpKeyRing, guard: options.otpGuard });
   const workflows = await Worker.create({
     connection,
     namespace,

@@ -25,3 +25,10 @@ export function countMessageOutcomes(outcomes: ReadonlyArray<Pick<MessageOutcome
   }
   for (const { status, source, count } of kinds.values()) counter.add(count, { status, source });
 }
+
+/** One delivery of an OTP code, by channel and outcome (a text when its final status is heard, or at the session's end). */
+export function countOtpChannelAttempt(channel: string, outcome: string): void {
+  metricMeter
+    .createCounter(METRICS.otpChannelAttempts, 'deliveries', 'Deliveries of OTP codes, by channel and outcome')
+    .add(1, { channel, outcome });
+}

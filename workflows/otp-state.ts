@@ -5,6 +5,7 @@
  */
 import { OTP_DEFAULTS, PROVIDER_OTP_TTL } from '../src/api/constants.js';
 import type {
+  OtpChannelAttempt,
   OtpSendAnswer,
   OtpState,
   OtpVerificationInput,
@@ -24,6 +25,7 @@ export function otpSettings(input: OtpVerificationInput) {
     ttlMs: settings.ttlSeconds * 1000,
     cooldownMs: settings.resendCooldownSeconds * 1000,
     lockoutMs: settings.lockoutSeconds * 1000,
+    channelTimeoutMs: settings.channelTimeoutSeconds * 1000,
     /** Asked of the provider: at least its minimum, so short session lifetimes (tests) work too. */
     providerTtlSeconds: Math.max(settings.ttlSeconds, PROVIDER_OTP_TTL.min),
   };
@@ -45,6 +47,8 @@ export interface OtpSession {
   verifiedAt: string | null;
   /** Failure type of the first send, when it failed. */
   failure: string | null;
+  /** Every delivery of the session's codes, in order: each text, and each call reading a code out. */
+  attempts: OtpChannelAttempt[];
 }
 
 export function newSession(): OtpSession {
@@ -59,6 +63,7 @@ export function newSession(): OtpSession {
     lockedUntil: 0,
     verifiedAt: null,
     failure: null,
+    attempts: [],
   };
 }
 
@@ -91,6 +96,7 @@ export function stateOf(session: OtpSession, settings: OtpSettings): OtpState {
     resendAvailableAt:
       sends > 0 && sendsRemaining(session, settings) > 0 ? iso(lastSentAt + settings.cooldownMs) : null,
     lockedUntil: lockedUntil ? iso(lockedUntil) : null,
+    channelAttempts: session.attempts.map((a) => ({ ...a })),
   };
 }
 
@@ -144,6 +150,47 @@ export function codeSent(session: OtpSession, settings: OtpSettings, sent: SentO
   // The session's lifetime, not the provider's (which may be longer: see PROVIDER_OTP_TTL).
   session.expiresAt = Math.min(Date.parse(sent.expiresAt), now + settings.ttlMs);
   if (session.status === 'sending') session.status = 'pending';
+  channelAttempted(session, 'sms', sent.providerMessageId, 'sent', now);
+}
+
+/** A delivery of the current code: a text (`sent`), a call (`placed`), or one refused (its failure type). */
+export function channelAttempted(
+  session: OtpSession,
+  channel: OtpChannelAttempt['channel'],
+  id: string | null,
+  outcome: string,
+  now: number,
+): OtpChannelAttempt {
+  const attempt = { channel, id, send: session.sends, outcome, at: iso(now) };
+  session.attempts.push(attempt);
+  return attempt;
+}
+
+/** A text's final status was heard (the first one for it: the caller keeps FirstOutcomes); its attempt records it. */
+export function textSettled(session: OtpSession, providerMessageId: string, status: string): OtpChannelAttempt | null {
+  const attempt = session.attempts.find((a) => a.channel === 'sms' && a.id === providerMessageId);
+  if (!attempt) return null;
+  attempt.outcome = status;
+  return attempt;
+}
+
+/** The first of the session's channels not used yet, if any: each channel delivers at most once. */
+export function nextChannel(session: OtpSession, settings: OtpSettings): OtpChannelAttempt['channel'] | null {
+  return settings.channels.find((channel) => !session.attempts.some((a) => a.channel === channel)) ?? null;
+}
+
+/**
+ * When the next channel is due (ms since the epoch), or null when none will be (no channel left, or the
+ * session is no longer waiting for a code). The current code's text decides: not delivered, at once;
+ * delivered or not heard of yet, `channelTimeoutMs` after it was sent.
+ */
+export function fallbackDueAt(session: OtpSession, settings: OtpSettings): number | null {
+  if (session.status !== 'pending' || nextChannel(session, settings) === null) return null;
+  const texts = session.attempts.filter((a) => a.channel === 'sms');
+  const text = texts[texts.length - 1];
+  if (!text) return null;
+  if (text.outcome !== 'sent' && text.outcome !== 'delivered') return session.lastSentAt;
+  return session.lastSentAt + settings.channelTimeoutMs;
 }
 
 /** A send failed: the first send's failure ends the session; a failed resend leaves it as it was. */
@@ -233,8 +280,15 @@ export function expireIfDue(session: OtpSession, now: number): void {
 
 /** The workflow's result, once the session has ended. */
 export function resultOf(session: OtpSession): OtpVerificationResult {
-  const { sends, failedAttempts, verifiedAt, failure } = session;
-  return { status: session.status as OtpVerificationResult['status'], sends, failedAttempts, verifiedAt, failure };
+  const { sends, failedAttempts, verifiedAt, failure, attempts } = session;
+  return {
+    status: session.status as OtpVerificationResult['status'],
+    sends,
+    failedAttempts,
+    verifiedAt,
+    failure,
+    channelAttempts: attempts.map((a) => ({ ...a })),
+  };
 }
 
 function definedOnly<T extends object>(input: T): Partial<T> {

@@ -8,6 +8,9 @@
  * current code's lifetime passes (`expired`), or after `lockoutSeconds` once too many wrong codes locked it.
  * Validators refuse what the state already answers (locked, cooling down, finished, malformed) before
  * anything is recorded, so a flood of such calls does not grow the history.
+ * The code's text is awaited like any send's: with `channels: ['sms', 'voice']`, a text that is not delivered,
+ * or delivered without a verification within `channelTimeoutSeconds`, is followed by a call reading the same
+ * code out; each channel delivers at most once, and never after the session has ended or locked.
  */
 import {
   ActivityFailure,
@@ -23,18 +26,30 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createOtpActivities } from '../activities/otp.js';
-import type { OtpVerificationInput, OtpVerificationResult, OtpVerifyAnswer } from '../src/api/otp-io.js';
+import type {
+  OtpChannelAttempt,
+  OtpVerificationInput,
+  OtpVerificationResult,
+  OtpVerifyAnswer,
+} from '../src/api/otp-io.js';
+import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { OTP_REJECTIONS, OTP_SEND_FAILED, otpStateQuery, sendUpdate, verifyUpdate } from '../src/definitions/otp.js';
 import { SA } from '../src/definitions/search-attributes.js';
 import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { FifoLock } from './fifo-lock.js';
+import { FirstOutcomes } from './first-outcomes.js';
+import { onMessageOutcomes, releaseMessages } from './message-outcomes.js';
+import { countOtpChannelAttempt } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import {
   answerWithoutProvider,
+  channelAttempted,
   codeChecked,
   codeSent,
   expireIfDue,
+  fallbackDueAt,
+  nextChannel,
   newSession,
   type OtpSession,
   type OtpSettings,
@@ -46,6 +61,7 @@ import {
   sendFailed,
   sendRefusal,
   stateOf,
+  textSettled,
   verifyRefusal,
 } from './otp-state.js';
 
@@ -57,15 +73,19 @@ export async function otpVerification(input: OtpVerificationInput): Promise<OtpV
   session.firstSend = session.lock.run(() => sendCode(session));
   await session.firstSend;
   // Called only with a code out, so a failed first send closes the session in the same step (as recorded).
-  if (session.state.status === 'pending') await waitForVerificationOrExpiry(session);
+  if (session.state.status === 'pending') {
+    await Promise.all([waitForVerificationOrExpiry(session), fallBackWhenDue(session)]);
+  }
   if (session.state.status === 'locked') await sitOutLockout(session.state);
-  return closeSession(session.state);
+  return closeSession(session);
 }
 
 type OtpActivities = ReturnType<typeof createOtpActivities>;
 
 /** The patch that moved the session's provider calls to local activities. */
 const OTP_CALLS_LOCAL = 'otp-calls-local';
+/** The patch that made sessions await their texts' outcomes (and fall back to other channels). */
+const OTP_CHANNELS = 'otp-channels';
 
 /**
  * The session's provider calls. A person waits on each: they run as local activities of the session's own
@@ -117,6 +137,10 @@ interface Session {
   verifier: OtpActivities;
   /** The first send, once started: the `send` update that came with the start waits for it. */
   firstSend?: Promise<SendFailure | null>;
+  /** The texts' final statuses heard so far (the first for each text wins). */
+  outcomes: FirstOutcomes;
+  /** False for sessions started before OTP_CHANNELS: they neither fall back nor release their texts. */
+  followsChannels: boolean;
 }
 
 /** Why a send failed: its failure type, how long to wait when the provider or the guard said so, and the guard's reason. */
@@ -138,12 +162,15 @@ function openSession(input: OtpVerificationInput): Session {
     runKey: `${workflowId}/${firstExecutionRunId}`,
     provider,
     verifier,
+    outcomes: new FirstOutcomes(),
+    followsChannels: patched(OTP_CHANNELS),
   };
 }
 
 /** The `otpState` query, and the `send` and `verify` updates: validators first, then one at a time. */
 function answerQueriesAndUpdates(session: Session): void {
   const { settings, state, lock } = session;
+  onMessageOutcomes((outcomes) => textsSettled(session, outcomes));
   setHandler(otpStateQuery, () => stateOf(state, settings));
   setHandler(sendUpdate, () => sendOrResend(session), {
     validator: () => refuseIf(session, sendRefusal(state, settings, Date.now())),
@@ -175,7 +202,8 @@ async function sendOrResend(session: Session) {
 }
 
 /** One send; the caller holds the lock. Returns why it failed, when it did. */
-async function sendCode({ input, settings, state, runKey, provider }: Session): Promise<SendFailure | null> {
+async function sendCode(session: Session): Promise<SendFailure | null> {
+  const { input, settings, state, runKey, provider } = session;
   state.sendInFlight = true;
   try {
     const sent = await provider.sendOtpCode(
@@ -190,6 +218,7 @@ async function sendCode({ input, settings, state, runKey, provider }: Session): 
       { purpose: input.purpose, session: runKey },
     );
     codeSent(state, settings, sent, Date.now());
+    textsSettled(session, sent.alreadyFinal ?? []);
     return null;
   } catch (error) {
     const failure = { type: failureType(error), ...failureDetailsOf(error) };
@@ -198,6 +227,50 @@ async function sendCode({ input, settings, state, runKey, provider }: Session): 
   } finally {
     state.sendInFlight = false;
   }
+}
+
+/** Final statuses of the session's texts, from the ingress's signal or from the send that recorded them. */
+function textsSettled({ state, outcomes }: Session, heard: MessageOutcome[]): void {
+  for (const { providerMessageId, status } of outcomes.keep(heard)) {
+    if (textSettled(state, providerMessageId, status)) countOtpChannelAttempt('sms', status);
+  }
+}
+
+/**
+ * Delivers the current code over the next channel when its text was not delivered, or once `channelTimeoutMs`
+ * passed after it without a verification. A resend restarts the wait for the new code's text.
+ */
+async function fallBackWhenDue(session: Session): Promise<void> {
+  const { state, settings, lock } = session;
+  if (!session.followsChannels) return;
+  for (;;) {
+    const due = fallbackDueAt(state, settings);
+    if (due === null) return;
+    if (due > Date.now()) {
+      await condition(() => fallbackDueAt(state, settings) !== due, due - Date.now());
+    } else {
+      // Behind the lock: a verification or resend in flight is answered first, then the state decides again.
+      await lock.run(() => deliverOverNextChannel(session));
+    }
+  }
+}
+
+async function deliverOverNextChannel({ input, settings, state, runKey, provider }: Session): Promise<void> {
+  const due = fallbackDueAt(state, settings);
+  const channel = nextChannel(state, settings);
+  if (due === null || due > Date.now() || channel !== 'voice') return;
+  let attempt: OtpChannelAttempt;
+  try {
+    const placed = await provider.callOtpCode(
+      { recipient: input.recipient, otpId: state.otpId! },
+      idempotencyKey(runKey, channel),
+      { purpose: input.purpose, session: runKey },
+    );
+    attempt = channelAttempted(state, channel, placed.callId, 'placed', Date.now());
+  } catch (error) {
+    attempt = channelAttempted(state, channel, null, failureType(error), Date.now());
+  }
+  countOtpChannelAttempt(attempt.channel, attempt.outcome);
 }
 
 /** One verification; the caller holds the lock. */
@@ -240,8 +313,14 @@ async function sitOutLockout(state: OtpSession): Promise<void> {
   await sleep(Math.max(1, state.lockedUntil - Date.now()));
 }
 
-async function closeSession(state: OtpSession): Promise<OtpVerificationResult> {
+async function closeSession({ state, followsChannels }: Session): Promise<OtpVerificationResult> {
   upsertSearchAttributes([{ key: SA.finalStatus, value: state.status }]);
+  if (followsChannels) {
+    // Texts whose final status was not heard before the end are counted as they stand; the store stops
+    // routing their events here.
+    for (const text of state.attempts) if (text.outcome === 'sent') countOtpChannelAttempt(text.channel, 'sent');
+    await releaseMessages();
+  }
   await condition(allHandlersFinished);
   return resultOf(state);
 }

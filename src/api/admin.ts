@@ -47,7 +47,7 @@ export const InboxEntry = z.looseObject({
   mobile_number: PlusNumber,
   sender: z.string(),
   text: z.string(),
-  code: z.string().nullable().optional().meta({ description: 'The code, for an OTP text' }),
+  code: z.string().nullable().optional().meta({ description: 'The code, for an OTP text or call' }),
   created_at: OffsetDateTime,
 });
 export type InboxEntry = z.infer<typeof InboxEntry>;

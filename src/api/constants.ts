@@ -65,6 +65,8 @@ export const OTP_DEFAULTS = {
   resendCooldownSeconds: 30,
   maxSends: 3,
   lockoutSeconds: 15 * 60,
+  channels: ['sms'] as readonly ('sms' | 'voice')[],
+  channelTimeoutSeconds: 30,
 } as const;
 
 /** A code sealed for the workflow: `v1.<keyId>.<data>` (see src/crypto). */

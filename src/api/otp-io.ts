@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { EmailVerifyRequest, LookupRequest } from './checks.js';
 import { Currency, Id, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CONTACT_CHECK_MAX, PROVIDER_OTP_TTL, SEALED_CODE_PATTERN } from './constants.js';
-import { OtpSendRequest, OtpVerifyRequest, OtpVerifyStatus } from './otp.js';
+import { OtpChannel, OtpSendRequest, OtpVerifyRequest, OtpVerifyStatus } from './otp.js';
 import { VoiceSendRequest, VoiceStatus } from './voice.js';
 
 export {
@@ -56,12 +56,41 @@ export const OtpVerificationInput = z.strictObject({
     .min(0)
     .max(24 * 60 * 60)
     .optional(),
+  /**
+   * How the code reaches the person, in order: `["sms", "voice"]` calls the number and reads the code out when
+   * the text is not delivered, or when `channelTimeoutSeconds` pass after it without a verification. Default
+   * `["sms"]`. Each channel is used at most once per session.
+   */
+  channels: z
+    .array(OtpChannel)
+    .min(1)
+    .refine((c) => c[0] === 'sms', 'the first channel must be sms (the text that starts the session)')
+    .refine((c) => new Set(c).size === c.length, 'each channel may be named once')
+    .optional(),
+  /** How long after a delivered text the next channel waits for a verification. Default 30. */
+  channelTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
 });
 export type OtpVerificationInput = z.infer<typeof OtpVerificationInput>;
 
 /** How a session ended. `failed`: no code could be sent (e.g. insufficient balance, sender not approved). */
 export const OtpOutcome = z.enum(['verified', 'locked', 'expired', 'failed']);
 export type OtpOutcome = z.infer<typeof OtpOutcome>;
+
+/**
+ * One delivery of a session's code. `outcome`: a text's final status once heard (`sent` until then), a call's
+ * `placed`, or the failure type of a delivery the provider or the guard refused (e.g. `OtpBlocked`).
+ */
+export const OtpChannelAttempt = z.object({
+  channel: OtpChannel,
+  /** The text's provider_message_id or the call's id (GET /voice/{id}); null when it was refused. */
+  id: z.string().nullable(),
+  /** Which send's code it delivered (1 for the first code). */
+  send: z.number().int().positive(),
+  outcome: z.string(),
+  /** When it was made (ISO 8601). */
+  at: z.string(),
+});
+export type OtpChannelAttempt = z.infer<typeof OtpChannelAttempt>;
 
 /** The workflow's result. Never holds the code or the number. */
 export const OtpVerificationResult = z.object({
@@ -72,6 +101,8 @@ export const OtpVerificationResult = z.object({
   verifiedAt: z.string().nullable(),
   /** Failure type of the send that failed (see FAILURE_TYPES), for `failed`. */
   failure: z.string().nullable(),
+  /** Every delivery of the session's codes, in order (absent from sessions of earlier versions). */
+  channelAttempts: z.array(OtpChannelAttempt).optional(),
 });
 export type OtpVerificationResult = z.infer<typeof OtpVerificationResult>;
 
@@ -84,6 +115,7 @@ export const OtpState = z.object({
   expiresAt: z.string().nullable(),
   resendAvailableAt: z.string().nullable(),
   lockedUntil: z.string().nullable(),
+  channelAttempts: z.array(OtpChannelAttempt).optional(),
 });
 export type OtpState = z.infer<typeof OtpState>;
 

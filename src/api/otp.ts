@@ -1,11 +1,21 @@
 /** One-time passwords: send and verify (request fields are msgflow's choice; the spec does not show them). */
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
+import { VoiceLanguage } from './voice.js';
 import { OTP_DEFAULT_LENGTH, OTP_DEFAULT_TTL_SECONDS, PROVIDER_OTP_TTL } from './constants.js';
+
+/** How a code reaches the person: a text, or a call that reads it out. */
+export const OtpChannel = z.enum(['sms', 'voice']);
+export type OtpChannel = z.infer<typeof OtpChannel>;
 
 export const OtpSendRequest = z
   .strictObject({
     recipient: RecipientNumber,
+    channel: OtpChannel.default('sms'),
+    otp_id: Id.optional().meta({
+      description:
+        'Deliver the pending code of this OTP again, over `channel`, instead of making a new one: same code, same expiry, same attempts',
+    }),
     sender: SenderId.optional(),
     length: z.number().int().min(4).max(10).default(OTP_DEFAULT_LENGTH),
     expires_in: z
@@ -21,20 +31,27 @@ export const OtpSendRequest = z
       .max(300)
       .refine((t) => t.includes('{code}'), 'must contain the {code} placeholder')
       .optional()
-      .meta({ description: 'Message text; {code} is replaced by the code' }),
+      .meta({ description: "Message text, or the call's script; {code} is replaced by the code" }),
+    language: VoiceLanguage.optional().meta({ description: 'Language of a voice call (default en-US)' }),
   })
   .meta({ id: 'OtpSendRequest' });
 export type OtpSendRequest = z.input<typeof OtpSendRequest>;
 
+/** `provider_message_id` for a code sent by SMS, `call_id` (see GET /voice/{id}) for one read out in a call. */
 export const OtpSendResult = z
   .looseObject({
     otp_id: Id,
-    provider_message_id: Id,
+    channel: OtpChannel.default('sms'),
+    provider_message_id: Id.optional(),
+    call_id: Id.optional(),
     mobile_number: PlusNumber,
     status: z.literal('pending'),
     expires_at: OffsetDateTime,
     cost: MinorUnits,
     currency: Currency,
+  })
+  .refine((r) => (r.channel === 'sms' ? r.provider_message_id : r.call_id) !== undefined, {
+    message: 'an SMS send has a provider_message_id, a voice send a call_id',
   })
   .meta({ id: 'OtpSendResult' });
 export type OtpSendResult = z.infer<typeof OtpSendResult>;

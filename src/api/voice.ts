@@ -3,15 +3,15 @@ import { z } from 'zod';
 import { Currency, Id, MinorUnits, OffsetDateTime, PlusNumber, RecipientNumber, SenderId } from './common.js';
 import { VOICE_FINAL_STATUSES, VOICE_PENDING_STATUSES } from './constants.js';
 
+/** The text-to-speech language of a call. */
+export const VoiceLanguage = z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, 'must be a language tag like en-US');
+
 export const VoiceSendRequest = z
   .strictObject({
     recipient: RecipientNumber,
     message: z.string().min(1).max(1000).meta({ description: 'Text read out by text-to-speech' }),
     sender: SenderId.optional().meta({ description: 'Caller ID' }),
-    language: z
-      .string()
-      .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
-      .default('en-US'),
+    language: VoiceLanguage.default('en-US'),
     repeat: z.number().int().min(1).max(3).default(1),
   })
   .meta({ id: 'VoiceSendRequest' });

@@ -5,7 +5,8 @@
  * (keeps it out of the shell history).
  */
 import { text } from 'node:stream/consumers';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { OtpChannel } from '../api/otp.js';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
 import { OtpBlockedError, otpKeysFromEnv } from '../starter/otp.js';
@@ -32,6 +33,17 @@ interface SendOptions extends PairOptions {
   cooldown?: number;
   maxSends?: number;
   lockout?: number;
+  channels?: OtpChannel[];
+  channelTimeout?: number;
+}
+
+/** `--channels sms,voice`: the channels in order (the session's input checks their order). */
+function channelList(value: string): OtpChannel[] {
+  return value.split(',').map((name) => {
+    const parsed = OtpChannel.safeParse(name.trim());
+    if (!parsed.success) throw new InvalidArgumentError(`"${name.trim()}" is not a channel (sms or voice)`);
+    return parsed.data;
+  });
 }
 
 const digitsOf = (to: string) => to.trim().replace(/^\+/, '');
@@ -70,6 +82,12 @@ export function registerOtpCommands(program: Command): void {
       'how long a locked session refuses codes and sends (default 15m)',
       durationInSeconds,
     )
+    .option('--channels <list>', 'how the code reaches the person, in order, e.g. sms,voice (default sms)', channelList)
+    .option(
+      '--channel-timeout <duration>',
+      'how long after a delivered text the next channel waits for a verification (default 30s)',
+      durationInSeconds,
+    )
     .action(async (options: SendOptions) => {
       const answer = await withMsgflow((msgflow) =>
         msgflow.sendOtp({
@@ -82,6 +100,8 @@ export function registerOtpCommands(program: Command): void {
           resendCooldownSeconds: options.cooldown,
           maxSends: options.maxSends,
           lockoutSeconds: options.lockout,
+          channels: options.channels,
+          channelTimeoutSeconds: options.channelTimeout,
         }),
       ).catch((error: unknown) => {
         if (!(error instanceof OtpBlockedError)) throw error;

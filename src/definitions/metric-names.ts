@@ -17,4 +17,5 @@ export const METRICS = {
   providerRateLimited: 'msgflow_provider_rate_limited',
   messageOutcomes: 'msgflow_message_outcomes',
   otpGuardDecisions: 'msgflow_otp_guard_decisions',
+  otpChannelAttempts: 'msgflow_otp_channel_attempts',
 } as const;

@@ -46,6 +46,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE messages ADD COLUMN final_delay_ms INTEGER;
   `,
+  // 3: an OTP's code kept sealed (with the sandbox's OTP key) and its number, so it can be delivered again over
+  // another channel; a call's script as the inbox compares it (an OTP call's code masked).
+  `
+  ALTER TABLE otps ADD COLUMN code_sealed TEXT;
+  ALTER TABLE otps ADD COLUMN mobile_number TEXT;
+  ALTER TABLE voice_calls ADD COLUMN display_message TEXT;
+  `,
 ];
 
 export function schemaVersion(db: Db): number {

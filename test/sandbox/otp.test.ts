@@ -55,12 +55,16 @@ describe('OTP', () => {
       sent.provider_message_id,
     );
 
-    // Only an HMAC of the code is kept with the OTP.
+    // The OTP keeps an HMAC of the code (to verify) and the code sealed (to deliver it again), never the code.
     const db = new Database(join(dir, 'otp.db'), { readonly: true });
-    const row = db.prepare('SELECT * FROM otps WHERE id = ?').get(sent.otp_id) as Record<string, unknown>;
+    const { code_sealed: sealed, ...row } = db.prepare('SELECT * FROM otps WHERE id = ?').get(sent.otp_id) as Record<
+      string,
+      unknown
+    >;
     db.close();
     expect(JSON.stringify(row)).not.toContain(code);
     expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(sealed).toMatch(/^v1\.otp\.[\w-]+$/);
   });
 
   it('verifies once, then answers used', async () => {
@@ -113,5 +117,65 @@ describe('OTP', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('not_found');
     expect((await api('POST', '/otp/verify', { otp_id: 'otp_unknown', code: '12ab' })).status).toBe(422);
+  });
+
+  it('reads a new code out in a call: the inbox shows the call and its code, charged as a voice call', async () => {
+    const sent = await send({ recipient: '12025550146', channel: 'voice' });
+    expect(sent.channel).toBe('voice');
+    expect(sent).not.toHaveProperty('provider_message_id');
+    const [entry] = await t.admin.inbox('12025550146');
+    expect(entry).toMatchObject({ kind: 'voice', provider_message_id: sent.call_id });
+    expect(entry!.text).toContain(entry!.code!);
+    expect((await api('GET', `/voice/${sent.call_id}`)).body.data.id).toBe(sent.call_id);
+    const charges = (await t.admin.ledger(accountId)).filter((e) => e.reference === sent.call_id);
+    expect(charges.map((e) => e.kind)).toEqual(['voice']);
+    expect((await verify(sent.otp_id, entry!.code!)).status).toBe('verified');
+  });
+
+  it('delivers the pending code of otp_id again in a call: the same code, expiry and attempts', async () => {
+    const texted = await send({ recipient: '12025550147', expires_in: 120 });
+    const textCode = codeIn((await t.admin.inbox('12025550147'))[0]!.text);
+    expect((await verify(texted.otp_id, textCode === '000000' ? '111111' : '000000')).status).toBe('invalid');
+    clock.advance(10_000);
+    const called = await send({ recipient: '12025550147', channel: 'voice', otp_id: texted.otp_id });
+    expect(called).toMatchObject({ otp_id: texted.otp_id, channel: 'voice', expires_at: texted.expires_at });
+    const [call, text] = await t.admin.inbox('12025550147');
+    expect(call).toMatchObject({ kind: 'voice', provider_message_id: called.call_id, code: textCode });
+    expect(text).toMatchObject({ kind: 'otp', code: textCode });
+    expect(await verify(texted.otp_id, textCode)).toMatchObject({
+      status: 'verified',
+      attempts_remaining: OTP_MAX_ATTEMPTS - 1,
+    });
+  });
+
+  it('delivers again only a code that can still be verified, to the number it was sent to', async () => {
+    const sent = await send({ recipient: '12025550148', expires_in: 30 });
+    const again = (body: Record<string, unknown>) =>
+      api('POST', '/otp/send', { recipient: '12025550148', channel: 'voice', otp_id: sent.otp_id, ...body });
+
+    const elsewhere = await again({ recipient: '12025550149' });
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.details).toEqual([{ path: 'recipient', message: 'is not the number this OTP was sent to' }]);
+    const unknown = await again({ otp_id: 'otp_unknown' });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+
+    await verify(sent.otp_id, codeIn((await t.admin.inbox('12025550148'))[0]!.text));
+    const verified = await again({});
+    expect(verified.status).toBe(422);
+    expect(verified.body.details[0]).toMatchObject({ path: 'otp_id', message: expect.stringContaining('(verified)') });
+
+    const expiring = await send({ recipient: '12025550148', expires_in: 30 });
+    clock.advance(30_000);
+    const expired = await api('POST', '/otp/send', {
+      recipient: '12025550148',
+      channel: 'voice',
+      otp_id: expiring.otp_id,
+    });
+    expect(expired.body.details[0]).toMatchObject({ path: 'otp_id', message: expect.stringContaining('(expired)') });
+    // Nothing refused was placed or charged.
+    expect((await t.admin.inbox('12025550148')).filter((e) => e.kind === 'voice')).toEqual([]);
+    expect(
+      (await t.admin.ledger(accountId)).filter((e) => e.kind === 'voice' && e.recipient === '+12025550148'),
+    ).toEqual([]);
   });
 });

@@ -3,10 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { OTP_REJECTIONS } from '../../src/definitions/otp.js';
 import {
   answerWithoutProvider,
+  channelAttempted,
   codeChecked,
   codeSent,
   expireIfDue,
+  fallbackDueAt,
   newSession,
+  nextChannel,
   type OtpSession,
   otpSettings,
   resendDecision,
@@ -15,6 +18,7 @@ import {
   sendFailed,
   sendRefusal,
   stateOf,
+  textSettled,
   verifyRefusal,
 } from '../../workflows/otp-state.js';
 
@@ -49,6 +53,7 @@ describe('sending', () => {
       expiresAt: null,
       resendAvailableAt: null,
       lockedUntil: null,
+      channelAttempts: [],
     });
   });
 
@@ -75,6 +80,7 @@ describe('sending', () => {
       failedAttempts: 0,
       verifiedAt: null,
       failure: 'InsufficientBalance',
+      channelAttempts: [],
     });
     const resend = pendingSession();
     sendFailed(resend, 'InsufficientBalance');
@@ -141,6 +147,7 @@ describe('verifying', () => {
       failedAttempts: 0,
       verifiedAt: iso(T0 + 5_000),
       failure: null,
+      channelAttempts: [{ channel: 'sms', id: 'msg_1', send: 1, outcome: 'sent', at: iso(T0) }],
     });
   });
 
@@ -253,5 +260,87 @@ describe('each refusal and answer decided by the state alone', () => {
     expect(answerWithoutProvider(inState('failed'), settings, T0)).toMatchObject({ status: 'expired' });
     const codeless = { ...inState('pending'), otpId: undefined, expiresAt: T0 + 60_000 };
     expect(answerWithoutProvider(codeless, settings, T0)).toMatchObject({ status: 'expired' });
+  });
+});
+
+describe('channels', () => {
+  const withVoice = otpSettings({
+    purpose: 'login',
+    recipient: '+12025550100',
+    ttlSeconds: 600,
+    channels: ['sms', 'voice'],
+    channelTimeoutSeconds: 30,
+  });
+  const pendingWithVoice = () => {
+    const session = newSession();
+    codeSent(session, withVoice, { otpId: 'otp_1', providerMessageId: 'msg_1', expiresAt: iso(T0 + 3_600_000) }, T0);
+    return session;
+  };
+
+  it('an SMS-only session has no next channel and nothing ever falls due', () => {
+    const session = pendingSession();
+    expect(nextChannel(session, settings)).toBeNull();
+    textSettled(session, 'msg_1', 'undelivered');
+    expect(fallbackDueAt(session, settings)).toBeNull();
+  });
+
+  it('the call falls due channelTimeout after a text that is delivered or not heard of yet', () => {
+    const session = pendingWithVoice();
+    expect(nextChannel(session, withVoice)).toBe('voice');
+    expect(fallbackDueAt(session, withVoice)).toBe(T0 + 30_000);
+    textSettled(session, 'msg_1', 'delivered');
+    expect(fallbackDueAt(session, withVoice)).toBe(T0 + 30_000);
+  });
+
+  it('a text that reached any other final state makes the call due at once', () => {
+    for (const status of ['undelivered', 'failed', 'rejected', 'expired']) {
+      const session = pendingWithVoice();
+      expect(textSettled(session, 'msg_1', status)).toMatchObject({ channel: 'sms', outcome: status });
+      expect(fallbackDueAt(session, withVoice), status).toBe(T0);
+    }
+  });
+
+  it('a resend restarts the wait on the new text; an outcome of the old text no longer decides', () => {
+    const session = pendingWithVoice();
+    codeSent(session, withVoice, { otpId: 'otp_2', providerMessageId: 'msg_2', expiresAt: iso(T0 + 9e6) }, T0 + 40_000);
+    textSettled(session, 'msg_1', 'undelivered');
+    expect(fallbackDueAt(session, withVoice)).toBe(T0 + 70_000);
+    textSettled(session, 'msg_2', 'failed');
+    expect(fallbackDueAt(session, withVoice)).toBe(T0 + 40_000);
+    expect(stateOf(session, withVoice).channelAttempts).toEqual([
+      { channel: 'sms', id: 'msg_1', send: 1, outcome: 'undelivered', at: iso(T0) },
+      { channel: 'sms', id: 'msg_2', send: 2, outcome: 'failed', at: iso(T0 + 40_000) },
+    ]);
+  });
+
+  it('each channel is used once: after the call (placed or refused) nothing more falls due', () => {
+    for (const outcome of ['placed', 'OtpBlocked']) {
+      const session = pendingWithVoice();
+      channelAttempted(session, 'voice', outcome === 'placed' ? 'call_1' : null, outcome, T0 + 1_000);
+      expect(nextChannel(session, withVoice)).toBeNull();
+      expect(fallbackDueAt(session, withVoice)).toBeNull();
+      expect(resultOf(session).channelAttempts?.[1]).toEqual({
+        channel: 'voice',
+        id: outcome === 'placed' ? 'call_1' : null,
+        send: 1,
+        outcome,
+        at: iso(T0 + 1_000),
+      });
+    }
+  });
+
+  it('a session that is verified, locked, expired or failed never falls due', () => {
+    for (const status of ['verified', 'locked', 'expired', 'failed'] as const) {
+      const session = pendingWithVoice();
+      textSettled(session, 'msg_1', 'undelivered');
+      session.status = status;
+      expect(fallbackDueAt(session, withVoice), status).toBeNull();
+    }
+  });
+
+  it("an outcome for a message that is not one of the session's texts changes nothing", () => {
+    const session = pendingWithVoice();
+    expect(textSettled(session, 'msg_other', 'undelivered')).toBeNull();
+    expect(fallbackDueAt(session, withVoice)).toBe(T0 + 30_000);
   });
 });

@@ -224,13 +224,13 @@ export function adminRouter(ctx: SandboxContext): Router {
   return router;
 }
 
-/** Everything sent to a number (SMS and OTP texts in clear, voice call scripts), newest first. */
+/** Everything sent to a number (SMS and OTP texts in clear, voice call scripts), newest first; an OTP's code, by text or call, apart. */
 export function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
   const rows = ctx.db
     .prepare(
       `SELECT id, kind, mobile_number, sender, text, display_text, created_at, seq, 0 AS voice FROM messages WHERE mobile_number = ?
        UNION ALL
-       SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, message AS display_text, created_at, seq, 1 AS voice FROM voice_calls WHERE mobile_number = ?
+       SELECT id, 'voice' AS kind, mobile_number, sender, message AS text, COALESCE(display_message, message) AS display_text, created_at, seq, 1 AS voice FROM voice_calls WHERE mobile_number = ?
        ORDER BY created_at DESC, voice DESC, seq DESC`,
     )
     .all(to, to) as {
@@ -248,7 +248,7 @@ export function inboxOf(ctx: SandboxContext, to: string): InboxEntry[] {
     mobile_number: `+${r.mobile_number}`,
     sender: r.sender,
     text: r.text,
-    code: r.kind === 'otp' ? otpCodeOf(r.text, r.display_text) : null,
+    code: r.kind === 'sms' ? null : otpCodeOf(r.text, r.display_text),
     created_at: timestampOf(r.created_at),
   }));
 }
