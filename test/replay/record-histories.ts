@@ -3,7 +3,8 @@
  * exercises each workflow and writes each history to test/replay/histories/. Re-run it (and commit the
  * result) when a workflow changes on purpose; the replay test then guards the new code against the old.
  *
- *   npm run record:histories
+ *   npm run record:histories                 every fixture
+ *   npm run record:histories -- <name>...    only these (keeps the histories of earlier versions as they are)
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +21,7 @@ import { ensureTemporal } from '../../src/temporal/dev-server.js';
 import { FAST_TIMINGS } from '../support/sandbox.js';
 
 const OUT = new URL('./histories/', import.meta.url);
+const only = process.argv.slice(2);
 
 const temporal = await ensureTemporal(process.env);
 const stack = await startStack({
@@ -34,6 +36,7 @@ try {
   // The CLI writes the proto3 JSON form that Worker.runReplayHistories reads.
   const cli = await resolveTemporalCli();
   const save = async (name: string, workflowId: string) => {
+    if (only.length > 0 && !only.includes(name)) return;
     const { stdout } = await promisify(execFile)(
       cli,
       [
@@ -113,6 +116,23 @@ try {
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: otpRecipient, code });
   await save('otp-verification-local-calls', otp.workflowId);
+
+  // OTP with a voice fallback: the text is undelivered, the call reads the code out, the code verifies.
+  const voiceFallback = await stack.msgflow.sendOtp({
+    purpose: 'login',
+    recipient: MAGIC_NUMBERS.undelivered,
+    channels: ['sms', 'voice'],
+    channelTimeoutSeconds: 600,
+  });
+  let spoken: string | null | undefined;
+  for (let tries = 0; !spoken && tries < 100; tries++) {
+    spoken = (await stack.admin.inbox(MAGIC_NUMBERS.undelivered)).find((e) => e.kind === 'voice')?.code;
+    if (!spoken) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!spoken) throw new Error('no OTP call in the inbox');
+  await stack.msgflow.verifyOtp({ purpose: 'login', recipient: MAGIC_NUMBERS.undelivered, code: spoken });
+  await stack.temporal.workflow.getHandle(voiceFallback.workflowId).result();
+  await save('otp-verification-voice-fallback', voiceFallback.workflowId);
 
   // A voice call followed to its final state, and a contact check.
   const call = await stack.msgflow.startVoiceCall({
