@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys } from '../../src/starter/otp.js';
 import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -95,4 +96,34 @@ describe('msgflow otp', () => {
     expect(unconfigured.code).toBe(2);
     expect(unconfigured.stderr).toContain('MSGFLOW_OTP_HASH_KEY');
   });
+
+  it(
+    'names the channels: a call follows an unverified text, and a channel that does not exist is refused',
+    { timeout: 120_000 },
+    async () => {
+      const recipient = '2348012345682';
+      const args = ['otp', 'send', '--purpose', 'login', '--to', recipient];
+      const unknown = await run([...args, '--channels', 'sms,fax'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('"fax" is not a channel (sms or voice)');
+      const voiceFirst = await run([...args, '--channels', 'voice'], env);
+      expect(voiceFirst.code).toBe(1);
+      expect(voiceFirst.stderr).toContain('the first channel must be sms');
+      expect(await stack.admin.inbox(recipient)).toEqual([]);
+
+      const sent = await run([...args, '--channels', 'sms,voice', '--channel-timeout', '1s'], env);
+      expect(sent.code).toBe(0);
+      const call = await waitFor(
+        async () => (await stack.admin.inbox(recipient)).find((e) => e.kind === 'voice'),
+        'the voice call',
+        { timeoutMs: 30_000 },
+      );
+      const status = await run(['otp', 'status', '--purpose', 'login', '--to', recipient, '--json'], env);
+      expect(JSON.parse(status.stdout).channelAttempts).toEqual([
+        expect.objectContaining({ channel: 'sms', outcome: 'delivered' }),
+        expect.objectContaining({ channel: 'voice', id: call.provider_message_id, outcome: 'placed' }),
+      ]);
+      expect(status.stdout).not.toContain(call.code!);
+    },
+  );
 });
