@@ -113,12 +113,11 @@ function pendingCode(ctx: SandboxContext, accountId: string, body: SendBody, now
   if (!row) throw notFound('OTP');
   const refuse = (path: string, message: string) =>
     new ApiError('validation_failed', 'The body is not valid', [{ path, message }]);
+  if (!row.code_sealed) throw refuse('otp_id', 'this OTP was made before codes could be delivered again');
   if (row.mobile_number !== body.recipient) throw refuse('recipient', 'is not the number this OTP was sent to');
-  if (row.status !== 'pending' || now >= row.expires_at || !row.code_sealed) {
-    throw refuse(
-      'otp_id',
-      `this OTP's code can no longer be verified (${row.status === 'pending' ? 'expired' : row.status})`,
-    );
+  if (row.status !== 'pending' || now >= row.expires_at) {
+    const state = row.status === 'pending' ? 'expired' : row.status;
+    throw refuse('otp_id', `this OTP's code can no longer be verified (${state})`);
   }
   return { otpId: row.id, code: openString(sealRing(ctx.otpKey), row.code_sealed), expiresAt: row.expires_at };
 }
