@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/crypto/keyring.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Ten digits: a code this long cannot turn up by chance among the ids and timestamps of a history.
 const LENGTH = 10;
@@ -32,15 +33,29 @@ async function rawHistoryBytes(stack: RunningStack, workflowId: string): Promise
   };
 }
 
-/** Runs a session to `verified`, with a wrong code on the way (both codes go through the history sealed). */
+/**
+ * Runs a session to `verified`, with a wrong code on the way (both codes go through the history sealed). Its
+ * text is undelivered, so the session also hears the text's outcome and calls to read the code out.
+ */
 async function verifiedSession(stack: RunningStack, recipient: string) {
-  const sent = await stack.msgflow.sendOtp({ purpose: 'history-check', recipient, length: LENGTH });
-  const code = (await stack.admin.inbox(recipient))[0]!.text.match(/\d{10}/)![0];
+  await stack.admin.setOutcome(recipient, 'undelivered');
+  const sent = await stack.msgflow.sendOtp({
+    purpose: 'history-check',
+    recipient,
+    length: LENGTH,
+    channels: ['sms', 'voice'],
+  });
+  const call = await waitFor(
+    async () => (await stack.admin.inbox(recipient)).find((e) => e.kind === 'voice'),
+    'the voice call',
+  );
+  const code = call.code!;
   const wrong = code.replace(/\d$/, (d) => String((Number(d) + 1) % 10));
   expect((await stack.msgflow.verifyOtp({ purpose: 'history-check', recipient, code: wrong })).status).toBe('invalid');
   expect((await stack.msgflow.verifyOtp({ purpose: 'history-check', recipient, code })).status).toBe('verified');
   const handle = stack.temporal.workflow.getHandle(sent.workflowId);
   const result = await handle.result();
+  expect(result.channelAttempts?.map((a: { channel: string }) => a.channel)).toEqual(['sms', 'voice']);
   const description = await handle.describe();
   return { workflowId: sent.workflowId, code, wrong, result, description };
 }
