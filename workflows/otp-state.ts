@@ -168,7 +168,8 @@ export function channelAttempted(
 
 /** A text's final status was heard (the first one for it: the caller keeps FirstOutcomes); its attempt records it. */
 export function textSettled(session: OtpSession, providerMessageId: string, status: string): OtpChannelAttempt | null {
-  const attempt = session.attempts.find((a) => a.channel === 'sms' && a.id === providerMessageId);
+  // Outcomes come for texts only, and a call's id is never a message's.
+  const attempt = session.attempts.find((a) => a.id === providerMessageId);
   if (!attempt) return null;
   attempt.outcome = status;
   return attempt;
@@ -186,8 +187,8 @@ export function nextChannel(session: OtpSession, settings: OtpSettings): OtpChan
  */
 export function fallbackDueAt(session: OtpSession, settings: OtpSettings): number | null {
   if (session.status !== 'pending' || nextChannel(session, settings) === null) return null;
-  const texts = session.attempts.filter((a) => a.channel === 'sms');
-  const text = texts[texts.length - 1];
+  // While a channel is left, the latest delivery is the current code's text (the call uses up the last one).
+  const text = session.attempts[session.attempts.length - 1];
   if (!text) return null;
   if (text.outcome !== 'sent' && text.outcome !== 'delivered') return session.lastSentAt;
   return session.lastSentAt + settings.channelTimeoutMs;
