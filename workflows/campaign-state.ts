@@ -372,3 +372,70 @@ export function detailsOf(progress: CampaignProgress): string {
 function currencyOf(state: CampaignState): string | null {
   return state.currency ?? state.estimate?.currency ?? null;
 }
+
+/**
+ * What one turn of the campaign loop asks of the running campaign. `nextStep` asks in the order below and
+ * stops at the first answer that decides, so a question is only asked when its answer matters.
+ */
+export interface CampaignTurn {
+  /** The history is long enough to hand over to a new run. */
+  shouldContinueAsNew(): boolean;
+  /** Chunk sends in progress. */
+  sendsInFlight(): number;
+  /** Messages past their wait window, up to a turn's share. */
+  overdue(): string[];
+  /** A failure no retry fixed is waiting to be acted on. */
+  failed(): boolean;
+  cancelled(): boolean;
+  /** Chunks pending or recipients left to read. */
+  moreToSend(): boolean;
+  /** Messages sent and awaiting an outcome. */
+  awaited(): number;
+  paused(): boolean;
+  /** When the campaign's send window opens next, or null while it is open (or there is none). */
+  windowOpensAt(): number | null;
+  /** In recipients' local hours, when every recipient read so far waits: when the first window opens. */
+  chunksOpenAt(): number | null;
+  canStartSend(): boolean;
+  /** Nothing can be sent yet, but the next page may be read meanwhile. */
+  mayReadAhead(): boolean;
+  /** The messages awaiting an outcome leave no room for another chunk. */
+  throttled(): boolean;
+}
+
+export type CampaignStep =
+  | { kind: 'continue-as-new' }
+  | { kind: 'sends-before-continuing' }
+  | { kind: 'settle-overdue'; ids: string[] }
+  | { kind: 'sends-before-failure' }
+  | { kind: 'act-on-failure' }
+  | { kind: 'finish' }
+  | { kind: 'drain' }
+  | { kind: 'paused' }
+  | { kind: 'outside-window'; opensAt: number; perChunk: boolean }
+  | { kind: 'read-ahead' }
+  | { kind: 'wait-for-room'; throttled: boolean }
+  | { kind: 'send' };
+
+/** The campaign's next step: the rules of its loop in the order they take precedence. */
+export function nextStep(turn: CampaignTurn): CampaignStep {
+  if (turn.shouldContinueAsNew()) {
+    // Sends in progress answer in this run (their messages are recorded here); nothing new starts.
+    if (turn.sendsInFlight() > 0) return { kind: 'sends-before-continuing' };
+    if (!turn.failed()) return { kind: 'continue-as-new' };
+  }
+  const overdue = turn.overdue();
+  if (overdue.length > 0) return { kind: 'settle-overdue', ids: overdue };
+  // Whether the campaign fails or pauses depends on what was sent: decide once every send has answered.
+  if (turn.failed()) return turn.sendsInFlight() > 0 ? { kind: 'sends-before-failure' } : { kind: 'act-on-failure' };
+  if (turn.cancelled() || !turn.moreToSend()) {
+    return turn.awaited() === 0 && turn.sendsInFlight() === 0 ? { kind: 'finish' } : { kind: 'drain' };
+  }
+  if (turn.paused()) return { kind: 'paused' };
+  const opensAt = turn.windowOpensAt();
+  if (opensAt !== null) return { kind: 'outside-window', opensAt, perChunk: false };
+  const chunksOpenAt = turn.chunksOpenAt();
+  if (chunksOpenAt !== null) return { kind: 'outside-window', opensAt: chunksOpenAt, perChunk: true };
+  if (turn.canStartSend()) return { kind: 'send' };
+  return turn.mayReadAhead() ? { kind: 'read-ahead' } : { kind: 'wait-for-room', throttled: turn.throttled() };
+}

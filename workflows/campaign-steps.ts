@@ -21,6 +21,7 @@ import {
 import { type RequestWindow, windowOfChunk } from '../src/definitions/send-window.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
+import { CAMPAIGN_PATCHES } from './campaign-patches.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
@@ -70,7 +71,7 @@ const CHUNKS_PER_UNIFORM_PAGE = 4;
  */
 function chunksPerPage(input: CampaignInput): number {
   if (isPersonal(input) || inRecipientZones(input)) return 1;
-  return patched('several-chunks-per-page') ? CHUNKS_PER_UNIFORM_PAGE : 1;
+  return patched(CAMPAIGN_PATCHES.severalChunksPerPage) ? CHUNKS_PER_UNIFORM_PAGE : 1;
 }
 
 /** What reading the audience needs beyond the page: the template to group by, the window to find zones for. */

@@ -52,3 +52,17 @@ export function otpWorkflowIdOf(purpose: string, recipientDigest: string): strin
 export function idempotencyKey(workflowId: string, step: string): string {
   return `${workflowId}/${step}`;
 }
+
+/**
+ * One execution chain of a workflow, across continue-as-new: its id and first run id. A later start with the
+ * same workflow id (a new campaign or OTP session for the same key) is another chain, with new idempotency keys.
+ */
+export function runKeyOf({
+  workflowId,
+  firstExecutionRunId,
+}: {
+  workflowId: string;
+  firstExecutionRunId: string;
+}): string {
+  return `${workflowId}/${firstExecutionRunId}`;
+}
