@@ -50,6 +50,8 @@ export interface OtpSessionRef {
   purpose: string;
   /** The session's workflow id and first run id. */
   session: string;
+  /** The session awaits its text's outcome: the text is recorded with the session as its waiter. */
+  awaitsText?: boolean;
 }
 
 export interface VerifyOtpCodeInput {
@@ -113,12 +115,15 @@ export function createOtpActivities(
     decision?.verdict === 'monitored' ? { guardFlagged: decision.reason! } : {};
 
   return {
-    /** Texts a new code, and records the text as awaited by the calling session before completing. */
+    /** Texts a new code; when the session awaits it, records the text with the session as its waiter first. */
     async sendOtpCode(request: OtpSendRequest, idempotencyKey: string, ref?: OtpSessionRef): Promise<SentOtp> {
       const decision = await judge(request.recipient, idempotencyKey, ref);
       const sent = await send({ ...request, channel: 'sms' }, idempotencyKey, decision);
       const providerMessageId = sent.provider_message_id!;
-      const known = await store.register(callingWorkflowId(), [{ providerMessageId, number: sent.mobile_number }]);
+      // Sessions started before they awaited their texts would get signals they never expect at their end.
+      const known = ref?.awaitsText
+        ? await store.register(callingWorkflowId(), [{ providerMessageId, number: sent.mobile_number }])
+        : [];
       return {
         otpId: sent.otp_id,
         providerMessageId,

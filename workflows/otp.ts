@@ -203,7 +203,7 @@ async function sendOrResend(session: Session) {
 
 /** One send; the caller holds the lock. Returns why it failed, when it did. */
 async function sendCode(session: Session): Promise<SendFailure | null> {
-  const { input, settings, state, runKey, provider } = session;
+  const { input, settings, state, runKey, provider, followsChannels } = session;
   state.sendInFlight = true;
   try {
     const sent = await provider.sendOtpCode(
@@ -215,7 +215,7 @@ async function sendCode(session: Session): Promise<SendFailure | null> {
         expires_in: settings.providerTtlSeconds,
       },
       idempotencyKey(runKey, `send-${state.sends + 1}`),
-      { purpose: input.purpose, session: runKey },
+      { purpose: input.purpose, session: runKey, ...(followsChannels ? { awaitsText: true } : {}) },
     );
     codeSent(state, settings, sent, Date.now());
     textsSettled(session, sent.alreadyFinal ?? []);
@@ -315,13 +315,14 @@ async function sitOutLockout(state: OtpSession): Promise<void> {
 
 async function closeSession({ state, followsChannels }: Session): Promise<OtpVerificationResult> {
   upsertSearchAttributes([{ key: SA.finalStatus, value: state.status }]);
+  await condition(allHandlersFinished);
   if (followsChannels) {
     // Texts whose final status was not heard before the end are counted as they stand; the store stops
-    // routing their events here.
+    // routing their events here. Released after the last update's answer, never in the task that answers it:
+    // an outcome signal arriving as the session completes must not fail the task that carries an answer.
     for (const text of state.attempts) if (text.outcome === 'sent') countOtpChannelAttempt(text.channel, 'sent');
     await releaseMessages();
   }
-  await condition(allHandlersFinished);
   return resultOf(state);
 }
 
