@@ -87,57 +87,76 @@ function groupingOf(input: CampaignInput) {
  * field fails here), and checks the estimated cost against the wallet. `askAccountAtOnce`: the price and the
  * balance are asked for while the audience is read, not after (runs recorded before this asked after).
  */
-export async function preflight(
-  { campaignId, input, chunkSize }: CampaignContext,
-  state: CampaignState,
-  askAccountAtOnce: boolean,
-) {
+export async function preflight(campaign: CampaignContext, state: CampaignState, askAccountAtOnce: boolean) {
+  const { input } = campaign;
   const source = input.audience;
   const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
   const askAccount = () => Promise.all([provider().getCampaignPricing(), provider().getCampaignBalance()]);
   const early = estimateCost && askAccountAtOnce ? askAccount() : undefined;
   // Handled here too: if reading the audience fails first, nobody awaits it, and that must not fail the task.
   early?.catch(() => undefined);
-  if (source.type === 'inline') {
-    const prepared = await audience.prepareInlineAudience({
-      recipients: source.recipients,
-      defaultCountry: input.defaultCountry,
-    });
-    state.audience = { kind: 'list', remaining: prepared.recipients };
-    state.entriesRead = source.recipients.length;
-    state.valid = prepared.recipients.length;
-    state.duplicates = prepared.duplicates;
-    state.invalidSample = prepared.invalid;
-    state.invalidCount = prepared.invalidCount;
-    state.audienceTotal = prepared.recipients.length;
-  }
-  const personal = isPersonal(input);
+  if (source.type === 'inline') await prepareInline(input, source.recipients, state);
   // Without the estimate a uniform text needs no scan; personal texts and zones are always checked first.
-  if (!estimateCost && !personal && !inRecipientZones(input)) return;
-  let texts: { totalSegments: number; maxSegments: number; ucs2Recipients: number } | undefined;
-  if (source.type !== 'inline') {
-    const scan = await audience.scanAudience({
-      campaignId,
-      campaignStartedAt: state.startedAt,
-      source,
-      limit: chunkSize,
-      defaultCountry: input.defaultCountry,
-      ...groupingOf(input),
-    });
-    state.audienceTotal = scan.valid;
-    texts = scan.texts;
-  }
+  if (!estimateCost && !isPersonal(input) && !inRecipientZones(input)) return;
+  const texts = source.type === 'inline' ? undefined : await scanSource(campaign, source, state);
   if (!estimateCost) return;
   const recipients = state.audienceTotal ?? 0;
-  if (!texts) {
-    const { segments, encoding } = countSegments(uniformText(input.message) ?? input.message);
-    texts = {
-      totalSegments: recipients * segments,
-      maxSegments: segments,
-      ucs2Recipients: encoding === 'UCS-2' ? recipients : 0,
-    };
-  }
   const [pricing, balance] = await (early ?? askAccount());
+  checkEstimate(state, input, { recipients, texts: texts ?? uniformTexts(input, recipients), pricing, balance });
+}
+
+type TextsOfAudience = { totalSegments: number; maxSegments: number; ucs2Recipients: number };
+
+async function prepareInline(input: CampaignInput, recipients: string[], state: CampaignState): Promise<void> {
+  const prepared = await audience.prepareInlineAudience({ recipients, defaultCountry: input.defaultCountry });
+  state.audience = { kind: 'list', remaining: prepared.recipients };
+  state.entriesRead = recipients.length;
+  state.valid = prepared.recipients.length;
+  state.duplicates = prepared.duplicates;
+  state.invalidSample = prepared.invalid;
+  state.invalidCount = prepared.invalidCount;
+  state.audienceTotal = prepared.recipients.length;
+}
+
+/** Counts a file's or URL's valid recipients and their texts' segments. */
+async function scanSource(
+  { campaignId, input, chunkSize }: CampaignContext,
+  source: Exclude<CampaignInput['audience'], { type: 'inline' }>,
+  state: CampaignState,
+): Promise<TextsOfAudience | undefined> {
+  const scan = await audience.scanAudience({
+    campaignId,
+    campaignStartedAt: state.startedAt,
+    source,
+    limit: chunkSize,
+    defaultCountry: input.defaultCountry,
+    ...groupingOf(input),
+  });
+  state.audienceTotal = scan.valid;
+  return scan.texts;
+}
+
+/** One text for everyone: its segments times the recipients. */
+function uniformTexts(input: CampaignInput, recipients: number): TextsOfAudience {
+  const { segments, encoding } = countSegments(uniformText(input.message) ?? input.message);
+  return {
+    totalSegments: recipients * segments,
+    maxSegments: segments,
+    ucs2Recipients: encoding === 'UCS-2' ? recipients : 0,
+  };
+}
+
+interface Account {
+  pricing: { smsSegment: number; currency: string };
+  balance: { balance: number; spendCap: number | null; spentThisMonth: number };
+}
+
+/** Records the estimate, and fails the pre-flight when the balance or the spend cap cannot cover it. */
+function checkEstimate(
+  state: CampaignState,
+  input: CampaignInput,
+  { recipients, texts, pricing, balance }: Account & { recipients: number; texts: TextsOfAudience },
+): void {
   const cost = texts.totalSegments * pricing.smsSegment;
   const spendCapRemaining = balance.spendCap === null ? null : Math.max(0, balance.spendCap - balance.spentThisMonth);
   const segments = Math.max(1, texts.maxSegments);
@@ -152,25 +171,21 @@ export async function preflight(
     balance: balance.balance,
     spendCapRemaining,
   };
-  const need = personal
+  const need = isPersonal(input)
     ? `${cost} ${pricing.currency} minor units (${recipients} recipients' texts: ${texts.totalSegments} segment(s) × ${pricing.smsSegment})`
     : `${cost} ${pricing.currency} minor units (${recipients} recipients × ${segments} segment(s) × ${pricing.smsSegment})`;
-  if (cost > balance.balance) {
-    throw preflightFailure(`insufficient balance: the campaign needs about ${need}, the balance is ${balance.balance}`);
-  }
-  if (spendCapRemaining !== null && cost > spendCapRemaining) {
-    throw preflightFailure(
-      `spend cap: the campaign needs about ${need}, the cap allows ${spendCapRemaining} more this month`,
-    );
-  }
-
-  function preflightFailure(message: string) {
-    return ApplicationFailure.create({
+  const failure = (message: string) =>
+    ApplicationFailure.create({
       type: CAMPAIGN_FAILURES.preflight,
       message,
       nonRetryable: true,
       details: [state.estimate],
     });
+  if (cost > balance.balance) {
+    throw failure(`insufficient balance: the campaign needs about ${need}, the balance is ${balance.balance}`);
+  }
+  if (spendCapRemaining !== null && cost > spendCapRemaining) {
+    throw failure(`spend cap: the campaign needs about ${need}, the cap allows ${spendCapRemaining} more this month`);
   }
 }
 
