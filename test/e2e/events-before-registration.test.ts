@@ -3,7 +3,8 @@
  * activity's write): nobody waits for it yet, so the ingress signals nobody, and only the registration's
  * answer (`alreadyFinal`) tells the workflow. Here the worker's store holds every registration back until the
  * ingress has recorded the final event of each message it names, then writes it: a send activity that dropped
- * what registration returned would leave its workflow waiting out its 6-hour window.
+ * what registration returned would leave its workflow waiting out its 6-hour window (and an OTP session
+ * without the call its undelivered text should bring).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,4 +93,27 @@ describe('final events recorded before their messages were registered', () => {
     expect(ids).toHaveLength(recipients.length);
     expect(registered).toEqual(expect.arrayContaining(ids));
   });
+
+  it(
+    'an OTP session calls after an undelivered text whose status registration handed back',
+    { timeout: 60_000 },
+    async () => {
+      const recipient = MAGIC_NUMBERS.undelivered;
+      // Only the text's status can bring the call before this timeout: no test waits for it.
+      await stack.msgflow.sendOtp({
+        purpose: 'early',
+        recipient,
+        channels: ['sms', 'voice'],
+        channelTimeoutSeconds: 3600,
+      });
+      const call = await waitFor(
+        async () => (await stack.admin.inbox(recipient)).find((e) => e.kind === 'voice'),
+        'the voice call after the undelivered text',
+        { timeoutMs: RESULT_BOUND_MS },
+      );
+      const text = (await stack.admin.inbox(recipient)).find((e) => e.kind === 'otp')!;
+      expect(registered).toContain(text.provider_message_id);
+      expect(call.code).toBe(text.code);
+    },
+  );
 });
