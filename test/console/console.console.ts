@@ -222,6 +222,19 @@ describe('sandbox web console', () => {
     expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toMatchObject({ status: 'verified' });
   });
 
+  it("shows the code a fallback call read out in that number's inbox, beside the undelivered text", async () => {
+    const recipient = '2348012345607';
+    await stack.admin.setOutcome(recipient, 'undelivered');
+    await stack.msgflow.sendOtp({ purpose: 'login', recipient, channels: ['sms', 'voice'] });
+    await page.goto(`${consoleUrl}/inbox?number=${recipient}`);
+    // Live updates bring the call in once the text's undelivered status has reached the session.
+    const call = page.locator('.bubble.voice .code');
+    await call.waitFor({ timeout: 30_000 });
+    const code = (await call.textContent())!.trim();
+    expect((await page.locator('.bubble.otp .code').textContent())!.trim()).toBe(code);
+    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toMatchObject({ status: 'verified' });
+  });
+
   it('refuses a form posted without its CSRF token, or with a wrong one', async () => {
     const missing = await page.request.post(`${consoleUrl}/accounts`, { form: { name: 'posted without csrf' } });
     expect(missing.status()).toBe(403);
