@@ -96,7 +96,8 @@ export function createOtpActivities(
       { key: idempotencyKey, session, purpose, number, at: Date.now() },
       rulesOfPurpose(guard, purpose),
     );
-    countDecision(decision);
+    // A retried send's decision was counted by the try that made it.
+    if (!decision.replayed) countDecision(decision);
     if (decision.verdict === 'blocked') throw blocked(decision);
     return decision;
   }

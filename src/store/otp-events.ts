@@ -49,7 +49,7 @@ export class SqlOtpEvents implements OtpEventStore {
         'SELECT verdict, reason, retry_after_seconds FROM otp_events WHERE event_key = ?',
         [attempt.key],
       );
-      if (earlier) return decisionOf(earlier);
+      if (earlier) return { ...decisionOf(earlier), replayed: true };
       const windows = windowsOf(rules, attempt.at);
       const decision = judgeSend(rules, attempt, place, {
         prefix: windows.prefixSince === null ? null : await sendsSince(tx, 'prefix', prefix, windows.prefixSince),

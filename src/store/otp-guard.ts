@@ -57,6 +57,8 @@ export interface OtpGuardDecision {
   reason: OtpBlockReason | null;
   /** When trying again may succeed, for the rules that lift with time. */
   retryAfterSeconds: number | null;
+  /** The decision an earlier try of the same send got (an activity's retry), given again. */
+  replayed?: true;
 }
 
 /** Digits cut off to make a prefix when the prefix velocity rule, which names them, is off. */
