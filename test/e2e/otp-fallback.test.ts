@@ -30,6 +30,12 @@ describe('OTP fallback from SMS to a voice call', () => {
   const texts = async (recipient: string) => (await stack.admin.inbox(recipient)).filter((e) => e.kind === 'otp');
   const resultOf = (workflowId: string) =>
     stack.temporal.workflow.getHandle(workflowId).result() as Promise<OtpVerificationResult>;
+  /** Waits for the call to `recipient`; returns it with the text it followed. */
+  async function callAndText(recipient: string) {
+    const call = await waitFor(async () => (await calls(recipient))[0], 'the voice call', { timeoutMs: 30_000 });
+    const [text] = await texts(recipient);
+    return { call, text: text! };
+  }
   const wrong = (code: string) => String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
 
   it('calls as soon as the text is reported undelivered, reading out the code that verifies', async () => {
@@ -37,33 +43,25 @@ describe('OTP fallback from SMS to a voice call', () => {
     const purpose = 'fallback-undelivered';
     // A channel timeout no test waits for: only the text's status can bring the call.
     const sent = await stack.msgflow.sendOtp({ purpose, recipient, ...FALLBACK, channelTimeoutSeconds: 3600 });
-    const [call] = await waitFor(
-      async () => {
-        const found = await calls(recipient);
-        return found.length > 0 && found;
-      },
-      'the voice call',
-      { timeoutMs: 30_000 },
-    );
-    const [text] = await texts(recipient);
-    expect(call!.code).toBe(text!.code);
+    const { call, text } = await callAndText(recipient);
+    expect(call.code).toBe(text.code);
 
     // The text is registered as the session's, like any send, and its undelivered status came by webhook.
-    const stored = await stack.store.message(text!.provider_message_id);
+    const stored = await stack.store.message(text.provider_message_id);
     expect(stored?.final?.status).toBe('undelivered');
     expect(stored?.waiters.map((w) => w.workflowId)).toEqual([sent.workflowId]);
-    const afterEventMs = Date.parse(call!.created_at) - Date.parse(stored!.final!.timestamp);
+    const afterEventMs = Date.parse(call.created_at) - Date.parse(stored!.final!.timestamp);
     console.log(`[otp-fallback] call placed ${afterEventMs} ms after the text's undelivered event`);
     expect(afterEventMs).toBeGreaterThanOrEqual(0);
 
-    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: call!.code! })).status).toBe('verified');
+    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: call.code! })).status).toBe('verified');
     const result = await resultOf(sent.workflowId);
     expect(result.channelAttempts).toEqual([
-      expect.objectContaining({ channel: 'sms', id: text!.provider_message_id, send: 1, outcome: 'undelivered' }),
-      expect.objectContaining({ channel: 'voice', id: call!.provider_message_id, send: 1, outcome: 'placed' }),
+      expect.objectContaining({ channel: 'sms', id: text.provider_message_id, send: 1, outcome: 'undelivered' }),
+      expect.objectContaining({ channel: 'voice', id: call.provider_message_id, send: 1, outcome: 'placed' }),
     ]);
     // The session no longer waits for its text once it has ended.
-    expect((await stack.store.message(text!.provider_message_id))?.waiters[0]?.releasedAt).not.toBeNull();
+    expect((await stack.store.message(text.provider_message_id))?.waiters[0]?.releasedAt).not.toBeNull();
     const voiceCharges = (await stack.admin.ledger(stack.accountId!)).filter(
       (e) => e.kind === 'voice' && e.recipient === `+${recipient}`,
     );
@@ -74,22 +72,14 @@ describe('OTP fallback from SMS to a voice call', () => {
     const recipient = '2348012399001';
     const purpose = 'fallback-timeout';
     const sent = await stack.msgflow.sendOtp({ purpose, recipient, ...FALLBACK, channelTimeoutSeconds: 2 });
-    const [call] = await waitFor(
-      async () => {
-        const found = await calls(recipient);
-        return found.length > 0 && found;
-      },
-      'the voice call',
-      { timeoutMs: 30_000 },
-    );
-    const [text] = await texts(recipient);
-    expect(Date.parse(call!.created_at) - Date.parse(text!.created_at)).toBeGreaterThanOrEqual(2000);
+    const { call, text } = await callAndText(recipient);
+    expect(Date.parse(call.created_at) - Date.parse(text.created_at)).toBeGreaterThanOrEqual(2000);
     const state = await stack.msgflow.otpState({ purpose, recipient });
     expect(state?.channelAttempts?.map((a) => [a.channel, a.outcome])).toEqual([
       ['sms', 'delivered'],
       ['voice', 'placed'],
     ]);
-    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: call!.code! })).status).toBe('verified');
+    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: call.code! })).status).toBe('verified');
     expect((await resultOf(sent.workflowId)).status).toBe('verified');
   });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { MetricMeter } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOtpActivities } from '../../activities/otp.js';
+import { createOtpActivities, type SentOtp } from '../../activities/otp.js';
 import { DEFAULT_OTP_GUARD } from '../../src/api/otp-guard.js';
 import type { MessagingClient } from '../../src/client/client.js';
 import { METRICS } from '../../src/definitions/metric-names.js';
@@ -80,18 +80,28 @@ describe('the OTP send activity', () => {
     const { sendOtpCode } = createOtpActivities(fakeProvider(), store, { guard: null });
     const session = (workflowId: string) =>
       new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'r' } }, { metricMeter: meter });
-    const awaiting = await session('otp:login:b').run(sendOtpCode, request('2348055000002'), 'otp:login:b/r/send-1', {
-      purpose: 'login',
-      session: 'otp:login:b/r',
-      awaitsText: true,
-    });
+    const awaiting: SentOtp = await session('otp:login:b').run(
+      sendOtpCode,
+      request('2348055000002'),
+      'otp:login:b/r/send-1',
+      {
+        purpose: 'login',
+        session: 'otp:login:b/r',
+        awaitsText: true,
+      },
+    );
     expect((await store.message(awaiting.providerMessageId))?.waiters.map((w) => w.workflowId)).toEqual([
       'otp:login:b',
     ]);
-    const older = await session('otp:login:c').run(sendOtpCode, request('2348055000003'), 'otp:login:c/r/send-1', {
-      purpose: 'login',
-      session: 'otp:login:c/r',
-    });
+    const older: SentOtp = await session('otp:login:c').run(
+      sendOtpCode,
+      request('2348055000003'),
+      'otp:login:c/r/send-1',
+      {
+        purpose: 'login',
+        session: 'otp:login:c/r',
+      },
+    );
     expect(await store.message(older.providerMessageId)).toBeNull();
   });
 });
