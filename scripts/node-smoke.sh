@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: node-smoke.sh
-# `msgflow dev` end to end on whichever Node.js is first on PATH (CI runs it on Node 24): starts the whole stack
+# `msgflow dev` end to end on whichever Node.js is first on PATH (CI runs it on Node 24 and 22): starts the whole stack
 # (Temporal dev server, sandbox, ingress, worker, codec endpoint) on free loopback ports in a temporary folder of
 # its own (its .data/ never meets a checkout's), sends one SMS with `msgflow sms send --wait` and requires it to
 # be delivered, then stops the stack with SIGTERM and removes the folder. Needs the checkout's node_modules
@@ -12,6 +12,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/msgflow-node-smoke-XXXXXX")
 log=$work/dev.log
 READY_SECONDS=${MSGFLOW_SMOKE_READY_SECONDS:-300}
 STOP_SECONDS=30
+SEND_SECONDS=300
 dev_pid=
 
 stop_dev() {
@@ -63,8 +64,8 @@ until grep -q '^msgflow dev is running:' "$log"; do
 done
 echo "msgflow dev ready after $((SECONDS - started)) s"
 
-result=$(cd "$work" && "${cli[@]}" sms send --to 2348012345678 --sender ACME --message "node smoke" --wait --json) ||
-  fail "msgflow sms send failed"
+result=$(cd "$work" && timeout "$SEND_SECONDS" "${cli[@]}" sms send --to 2348012345678 --sender ACME \
+  --message "node smoke" --wait --json) || fail "msgflow sms send failed or took over ${SEND_SECONDS} s"
 status=$(node -e 'console.log(JSON.parse(process.argv[1]).messages.map((m) => m.status).join(","))' "$result")
 [ "$status" = delivered ] || fail "the SMS ended '$status', not delivered: $result"
 echo "sms delivered on node $(node --version)"
