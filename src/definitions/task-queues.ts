@@ -14,8 +14,9 @@ export function providerTaskQueue(workflowTaskQueue: string): string {
  * Task-queue priority for work someone is waiting on (an OTP session, a single `sendSms`): set on the
  * workflow when it starts (its workflow tasks) and on its provider calls. Lower keys go first; campaigns
  * carry none (the default, 3). The provider queue's rate limit still applies to every call: interactive
- * calls take the next free request slots, and campaigns every slot they leave. Server 1.29 honours keys
- * only with `matching.useNewMatcher` on (docs/temporal.md); without it the queues are first in, first out.
+ * calls take the next free request slots, and campaigns every slot they leave. Server 1.29 (the dev server)
+ * honours keys only with `matching.useNewMatcher` on, 1.32's default (docs/temporal.md); without it the
+ * queues are first in, first out.
  */
 export const INTERACTIVE_PRIORITY = { priorityKey: 1 } as const;
 

@@ -1,16 +1,19 @@
 /**
  * The Temporal server itself (not the CLI's dev server) and its SQL schema tool, for running a real cluster
  * on PostgreSQL: built once with `go install` into the user cache, beside a copy of the server module's
- * PostgreSQL schemas. The version is the one the pinned CLI embeds. The whole directory appears at once
- * (built in a temp dir, renamed into place) or not at all, so a killed build is simply started over.
+ * PostgreSQL schemas. The whole directory appears at once (built in a temp dir, renamed into place) or not
+ * at all, so a killed build is simply started over.
  */
 import { access, constants, cp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildInCache, runTool } from './cache-build.js';
 import { findOnPath, msgflowCacheDir } from './cli.js';
 
-/** The server version the Temporal CLI v1.5.1 embeds; builds from the Go module proxy with no `replace`. */
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+/**
+ * The server the cluster run and docker-compose.yml run: newer than the 1.29 the CLI v1.5.1's dev server embeds
+ * (so both are tested). It has no `replace` and needs Go 1.26.8 or later; v1.32.2 needs a newer Go.
+ */
+export const TEMPORAL_SERVER_VERSION = 'v1.32.1';
 export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
 const BUILD_PREFIX = '.server-build-';
 

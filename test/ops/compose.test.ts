@@ -139,7 +139,7 @@ describe('docker-compose.yml', () => {
     expect(imageOf('temporal-ui')).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(imageOf('prometheus')).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
     expect(imageOf('grafana')).toMatch(/^grafana\/grafana:\d+\.\d+\.\d+$/);
-    // The dynamic config that turns task-queue priority on (server 1.29) is mounted where the server reads it.
+    // The dynamic config that turns task-queue priority on is mounted where the server reads it.
     const dynamicConfigPath = String(services.temporal?.environment?.DYNAMIC_CONFIG_FILE_PATH);
     const mount = services.temporal?.volumes?.find((v) => v.endsWith(`:${dynamicConfigPath}:ro`));
     expect(mount, 'dynamic config mount').toBeDefined();

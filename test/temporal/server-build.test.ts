@@ -17,11 +17,11 @@ import {
 const FAKE_GO = `#!/bin/sh
 echo "$*" >> "$COUNT_FILE"
 case "$1 $2" in
-  "install go.temporal.io/server/cmd/server@v1.29.1")
+  "install go.temporal.io/server/cmd/server@v1.32.1")
     [ "$FAKE_GO_MODE" = fail ] && { echo "build failed: boom" >&2; exit 1; }
-    echo "go: downloading go.temporal.io/server v1.29.1" >&2
+    echo "go: downloading go.temporal.io/server v1.32.1" >&2
     printf '#!/bin/sh\\necho server\\n' > "$GOBIN/server"; chmod +x "$GOBIN/server" ;;
-  "install go.temporal.io/server/cmd/tools/sql@v1.29.1")
+  "install go.temporal.io/server/cmd/tools/sql@v1.32.1")
     printf '#!/bin/sh\\necho sql\\n' > "$GOBIN/sql"; chmod +x "$GOBIN/sql" ;;
   "mod download")
     mkdir -p "$FAKE_MODULE/schema/postgresql/v12/temporal/versioned" "$FAKE_MODULE/schema/postgresql/v12/visibility/versioned"
@@ -67,12 +67,12 @@ describe('ensureTemporalServer', () => {
       postgresSchema: join(folder, 'schema', 'postgresql', 'v12'),
     });
     expect(await readFile(join(built.postgresSchema, 'temporal', 'versioned', 'manifest.json'), 'utf8')).toBe('v1.0\n');
-    expect(logs[0]).toMatch(/^building the Temporal server v1\.29\.1/);
+    expect(logs[0]).toMatch(/^building the Temporal server v1\.32\.1/);
     // Go's own progress is passed on.
-    expect(logs).toContain('  go: downloading go.temporal.io/server v1.29.1');
+    expect(logs).toContain('  go: downloading go.temporal.io/server v1.32.1');
     expect(await goRuns()).toHaveLength(3);
     // Nothing but the finished folder is left in the cache.
-    expect(await readdir(join(dir, 'cache'))).toEqual(['temporal-server-v1.29.1']);
+    expect(await readdir(join(dir, 'cache'))).toEqual(['temporal-server-v1.32.1']);
 
     await expect(ensureTemporalServer({ env: env(), log: (line) => logs.push(line) })).resolves.toEqual(built);
     expect(await goRuns()).toHaveLength(3);
@@ -80,7 +80,7 @@ describe('ensureTemporalServer', () => {
 
   it('leaves no half-built folder when the build fails, and says why', async () => {
     const build = ensureTemporalServer({ env: env({ FAKE_GO_MODE: 'fail' }), log: (line) => logs.push(line) });
-    await expect(build).rejects.toThrow(/cmd\/server@v1\.29\.1 exited with 1:[\s\S]*build failed: boom/);
+    await expect(build).rejects.toThrow(/cmd\/server@v1\.32\.1 exited with 1:[\s\S]*build failed: boom/);
     await expect(build).rejects.toBeInstanceOf(TemporalServerBuildError);
     expect(await readdir(join(dir, 'cache'))).toEqual([]);
   });
@@ -88,6 +88,6 @@ describe('ensureTemporalServer', () => {
   it('names the missing Go when nothing is cached', async () => {
     await expect(
       ensureTemporalServer({ env: { ...env(), PATH: '/nonexistent' }, log: (line) => logs.push(line) }),
-    ).rejects.toThrow(/Go is not on PATH[\s\S]*go install go\.temporal\.io\/server\/cmd\/server@v1\.29\.1/);
+    ).rejects.toThrow(/Go is not on PATH[\s\S]*go install go\.temporal\.io\/server\/cmd\/server@v1\.32\.1/);
   });
 });
