@@ -23,5 +23,34 @@ export default tseslint.config(
       '@typescript-eslint/no-import-type-side-effects': 'error',
     },
   },
+  // Size: limits the code meets, so its shape holds. Workflows read as a story (samples-typescript style):
+  // short functions over pure state changes. Command registrations, console pages and the admin routes are
+  // tables (one option or route per entry), long by nature and flat, so length does not apply to them.
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }],
+      'max-params': ['error', 9],
+      complexity: ['error', 21],
+      'max-depth': ['error', 4],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+      'max-params': ['error', 5],
+      complexity: ['error', 16],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts', 'src/sandbox/console/pages/**/*.ts', 'src/sandbox/admin/routes.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  // Tests, benchmarks and scripts are read top to bottom: a describe block or a scenario is as long as its story.
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs}'],
+    rules: { 'max-lines-per-function': 'off', 'max-params': 'off', complexity: 'off', 'max-depth': 'off' },
+  },
   prettier,
 );
