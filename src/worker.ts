@@ -23,7 +23,7 @@ import { otpGuardFromEnv } from './otp-guard-file.js';
 import { otpSealKeyRingFromEnv } from './starter/otp.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
-import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-budget.js';
+import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsFromEnv } from './store/index.js';
 
