@@ -5,7 +5,7 @@
  *   bootstraps      src/cli, src/worker.ts, src/stack.ts
  *   services        src/starter, src/ingress, src/sandbox, src/codec-server  (independent of each other)
  *   durable logic   activities, workflows
- *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/config.ts, src/optional-packages.ts,
+ *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/redaction.ts, src/config.ts, src/optional-packages.ts,
  *                   src/otp-guard-file.ts, src/store, src/temporal, src/metrics
  *   contract        src/api (schemas, constants, pure rules), src/definitions (ids, queues, signals, search attributes)
  *
@@ -24,6 +24,7 @@ const INFRASTRUCTURE = [
   '^src/crypto/',
   '^src/http/',
   '^src/log\\.ts$',
+  '^src/redaction\\.ts$',
   '^src/config\\.ts$',
   '^src/optional-packages\\.ts$',
   '^src/otp-guard-file\\.ts$',
@@ -118,7 +119,7 @@ module.exports = {
       from: { path: '^src/sandbox/' },
       to: {
         path: '^(src|activities|workflows)/',
-        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|config|optional-packages)\\.ts$'],
+        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|redaction|config|optional-packages)\\.ts$'],
       },
     },
     {

@@ -21,11 +21,12 @@ export default {
     // The request budget: the store's bucket and the worker's classes.
     'src/store/request-bucket.ts',
     'src/temporal/request-classes.ts',
-    // The client: retry policy, response parsing, error mapping, redaction.
+    // The client: retry policy, response parsing, error mapping, redaction (its keys and masks: src/redaction.ts).
     'src/client/retry-policy.ts',
     'src/client/response.ts',
     'src/client/error-response.ts',
     'src/client/redaction.ts',
+    'src/redaction.ts',
     // The sandbox: idempotency, cursors, rate limits.
     'src/sandbox/idempotency.ts',
     'src/sandbox/cursor.ts',

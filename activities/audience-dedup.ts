@@ -8,7 +8,7 @@ import type { InvalidRecipient } from '../src/api/campaign-io.js';
 import { normalizeRecipient } from '../src/api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
 import type { AudienceFields } from '../src/api/message-template.js';
-import { maskNumber, maskText } from '../src/client/redaction.js';
+import { maskNumber, maskText } from '../src/redaction.js';
 import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
 import type { PageReader } from './audience-sources.js';
 
