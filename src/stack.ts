@@ -23,7 +23,7 @@ import { type Logger, silentLogger } from './log.js';
 import { createIngressMetrics, withIngressMetrics } from './ingress/metrics.js';
 import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
 import { Msgflow } from './starter/index.js';
-import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
+import { generateOtpKeys, type OtpKeys } from './crypto/otp-keys.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';

@@ -20,7 +20,7 @@ import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpGuardFromEnv } from './otp-guard-file.js';
-import { otpSealKeyRingFromEnv } from './starter/otp.js';
+import { otpSealKeyRingFromEnv } from './crypto/otp-keys.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';

@@ -28,7 +28,7 @@ import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpGuardFromEnv } from '../otp-guard-file.js';
 import { startStack } from '../stack.js';
 import { audienceAccessFromEnv } from '../worker.js';
-import { otpKeysFromEnv } from '../starter/otp.js';
+import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
 import { ensureTemporal } from '../temporal/dev-server.js';

@@ -22,7 +22,7 @@ export {
   msgflowDataConverter,
 } from '../temporal/data-converter.js';
 export { installWorkerRuntime, type WorkerRuntimeOptions } from '../metrics/worker-runtime.js';
-export { otpSealKeyRingFromEnv } from '../starter/otp.js';
+export { otpSealKeyRingFromEnv } from '../crypto/otp-keys.js';
 export { providerTaskQueue, TASK_QUEUES } from '../definitions/task-queues.js';
 export {
   createProviderQueueActivities,
