@@ -6,10 +6,10 @@
 import { Context } from '@temporalio/activity';
 import type { AudienceSource, InvalidRecipient } from '../src/api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
-import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
-import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from './audience-access.js';
-import type { AudienceLoaders } from './audience-loaders.js';
-import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
+import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from '../src/audience/dedup.js';
+import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from '../src/audience/access.js';
+import type { AudienceLoaders } from '../src/audience/loaders.js';
+import { DownloadCache, pageReaderFor, type SourceContext } from '../src/audience/sources.js';
 import { RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
 import type { SendWindow } from '../src/api/campaign-io.js';
 import {

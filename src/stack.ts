@@ -28,8 +28,8 @@ import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { createMsgflowWorker, type MsgflowWorker } from './worker.js';
-import type { AudienceAccess } from '../activities/audience-access.js';
-import type { AudienceLoaders } from '../activities/audience-loaders.js';
+import type { AudienceAccess } from './audience/access.js';
+import type { AudienceLoaders } from './audience/loaders.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
 

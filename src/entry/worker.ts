@@ -36,7 +36,7 @@ export {
   type AudiencePage,
   type AudiencePageRequest,
   importAudienceLoaders,
-} from '../../activities/audience-loaders.js';
+} from '../audience/loaders.js';
 export { FAILURE_TYPES } from '../definitions/failure-types.js';
 export { MissingPackageError } from '../optional-packages.js';
 export { createLogger, type Logger } from '../log.js';

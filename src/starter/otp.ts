@@ -42,6 +42,7 @@ import { SA } from '../definitions/search-attributes.js';
 import { INTERACTIVE_PRIORITY } from '../definitions/task-queues.js';
 import { otpWorkflowIdOf } from '../definitions/workflow-ids.js';
 import type { otpVerification } from '../../workflows/otp.js';
+import { sleep } from '../sleep.js';
 
 /** The provider could not take the code (e.g. InsufficientBalance, ProviderValidationFailed). */
 export class OtpSendFailedError extends Error {
@@ -137,7 +138,7 @@ export async function sendOtp(
         case OTP_REJECTIONS.finished:
           // The previous session has just ended and is closing: once it has, this starts a new one.
           if (attempt >= CLOSING_RETRIES) throw error;
-          await new Promise((resolve) => setTimeout(resolve, CLOSING_RETRY_MS));
+          await sleep(CLOSING_RETRY_MS);
           continue;
         case OTP_SEND_FAILED:
           throw sendFailedError(rejection.details);

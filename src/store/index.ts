@@ -20,6 +20,7 @@ export { MIGRATIONS, type Migration } from './migrations.js';
 export { storeOptionsFromEnv } from './from-env.js';
 export { ARRIVAL_SPREAD_MS, budgetSettings, fullBucket, takeRequest } from './request-bucket.js';
 export { startRetention, type RetentionOptions } from './retention.js';
+export { outcomeFromStore } from './outcome.js';
 
 export const DEFAULT_STORE_FILE = join(DATA_DIR, 'msgflow.db');
 

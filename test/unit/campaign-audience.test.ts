@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AudienceLoader, importAudienceLoaders } from '../../activities/audience-loaders.js';
-import { csvLayoutOfFile, readCsvFile } from '../../activities/audience-csv.js';
-import { AudienceDeduper, classifyEntries, scanAudience } from '../../activities/audience-dedup.js';
-import { DownloadCache, pageReaderFor, type PageReader, readLines } from '../../activities/audience-sources.js';
+import { type AudienceLoader, importAudienceLoaders } from '../../src/audience/loaders.js';
+import { csvLayoutOfFile, readCsvFile } from '../../src/audience/csv.js';
+import { AudienceDeduper, classifyEntries, scanAudience } from '../../src/audience/dedup.js';
+import { DownloadCache, pageReaderFor, type PageReader, readLines } from '../../src/audience/sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-audience-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

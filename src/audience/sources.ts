@@ -1,16 +1,16 @@
 /**
  * Page readers for each kind of audience source: a file (CSV, NDJSON, plain text) read from a byte offset,
  * a URL downloaded once per campaign and worker, and user loaders. Each returns raw entries; validation and
- * de-duplication happen above them (audience-dedup.ts), the same way for every source.
+ * de-duplication happen above them (dedup.ts), the same way for every source.
  */
 import { open } from 'node:fs/promises';
-import type { AudienceFormat, AudienceSource } from '../src/api/campaign-io.js';
-import type { AudienceFields } from '../src/api/message-template.js';
-import { type AudienceAccess, allowedFile } from './audience-access.js';
-import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './audience-csv.js';
-import { downloadAudience } from './audience-download.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
-import type { AudienceLoaders } from './audience-loaders.js';
+import type { AudienceFormat, AudienceSource } from '../api/campaign-io.js';
+import type { AudienceFields } from '../api/message-template.js';
+import { type AudienceAccess, allowedFile } from './access.js';
+import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './csv.js';
+import { downloadAudience } from './download.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
+import type { AudienceLoaders } from './loaders.js';
 
 export interface RawPage {
   entries: string[];
@@ -27,7 +27,7 @@ interface AudienceRows {
 
 export type PageReader = (cursor: string | null, limit: number, signal: AbortSignal) => Promise<RawPage>;
 
-export { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+export { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
 
 export interface SourceContext {
   campaign: { id: string; startedAt: string };
@@ -92,7 +92,7 @@ function ndjsonRow(line: string, column: string | undefined): { entry: string; f
   return { entry: line };
 }
 
-/** Rows of NDJSON or plain-text lines (a CSV is read by records: audience-csv.ts). */
+/** Rows of NDJSON or plain-text lines (a CSV is read by records: csv.ts). */
 function rowsOf(lines: string[], format: 'ndjson' | 'txt', column: string | undefined): AudienceRows {
   if (format === 'txt') return { entries: lines.map((line) => line.trim()) };
   const rows = lines.map((line) => ndjsonRow(line, column));

@@ -4,13 +4,13 @@
  * about 40 MB for a million); a worker that lacks it, or holds it for another position (a crash, another
  * worker took over, an activity retry), rebuilds it by re-reading the pages before the cursor.
  */
-import type { InvalidRecipient } from '../src/api/campaign-io.js';
-import { normalizeRecipient } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
-import type { AudienceFields } from '../src/api/message-template.js';
-import { maskNumber, maskText } from '../src/redaction.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
-import type { PageReader } from './audience-sources.js';
+import type { InvalidRecipient } from '../api/campaign-io.js';
+import { normalizeRecipient } from '../api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../api/constants.js';
+import type { AudienceFields } from '../api/message-template.js';
+import { maskNumber, maskText } from '../redaction.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
+import type { PageReader } from './sources.js';
 
 export interface ClassifiedEntries {
   /** Valid recipients seen for the first time, in the API's form (international digits). */
