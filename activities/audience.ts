@@ -125,7 +125,8 @@ export function createAudienceActivities({
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const key = `${input.campaignId}\n${JSON.stringify(input.source)}`;
       const { cursor, limit, firstIndex, defaultCountry } = input;
-      const page = await deduper.page(key, read, cursor, limit, firstIndex, signal(), heartbeat, defaultCountry);
+      const reading = { read, limit, signal: signal(), onProgress: heartbeat, defaultCountry };
+      const page = await deduper.page(key, { cursor, firstIndex }, reading);
       const { positions, fields, ...kept } = page;
       const template = input.message === undefined ? null : personalTemplate(input.message);
       const zoned = input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE ? input.sendWindow : null;
@@ -141,9 +142,16 @@ export function createAudienceActivities({
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const template = input.message === undefined ? null : personalTemplate(input.message);
       const zoned = input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE ? input.sendWindow : null;
-      if (!template && !zoned) return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
+      const reading = {
+        read,
+        limit: input.limit,
+        signal: signal(),
+        onProgress: heartbeat,
+        defaultCountry: input.defaultCountry,
+      };
+      if (!template && !zoned) return scanAudience(reading);
       const tally = new SegmentTally();
-      const totals = await scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry, (page) => {
+      const totals = await scanAudience(reading, (page) => {
         if (zoned) timeZonesOf(zoned, page);
         if (template) for (const text of renderTexts(template, page)) tally.add(text);
       });
