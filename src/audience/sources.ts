@@ -183,23 +183,26 @@ function filePageReader(path: string, format: AudienceFormat, options: CsvOption
 
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
 
+/** One audience download: its URL, how to read it, what it may reach, and the signal that aborts it. */
+interface DownloadRequest {
+  url: string;
+  format: AudienceFormat | undefined;
+  options: CsvOptions;
+  access: AudienceAccess;
+  signal: AbortSignal;
+}
+
 export class DownloadCache {
   private readonly entries = new Map<string, Promise<AudienceRows>>();
   constructor(private readonly capacity = 8) {}
 
   /** The entries of `url` for `campaignId`, downloading them on first use in this process. */
-  get(
-    campaignId: string,
-    url: string,
-    format: AudienceFormat | undefined,
-    options: CsvOptions,
-    access: AudienceAccess,
-    signal: AbortSignal,
-  ): Promise<AudienceRows> {
+  get(campaignId: string, request: DownloadRequest): Promise<AudienceRows> {
+    const { url, format, options } = request;
     const key = `${campaignId}\n${url}\n${format ?? ''}\n${options.column ?? ''}\n${options.delimiter ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = download(url, format, options, access, signal);
+      entry = download(request);
       entry.catch(() => this.entries.delete(key));
       this.entries.set(key, entry);
       if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
@@ -208,13 +211,7 @@ export class DownloadCache {
   }
 }
 
-async function download(
-  url: string,
-  format: AudienceFormat | undefined,
-  options: CsvOptions,
-  access: AudienceAccess,
-  signal: AbortSignal,
-): Promise<AudienceRows> {
+async function download({ url, format, options, access, signal }: DownloadRequest): Promise<AudienceRows> {
   const response = await downloadAudience(url, access, MAX_DOWNLOAD_BYTES, signal);
   const data = response.body;
   const resolved = format ?? formatFromContentType(response.contentType) ?? formatFromName(response.url.pathname);
@@ -246,7 +243,7 @@ function urlPageReader(
 ): PageReader {
   return async (cursor, limit, signal) => {
     const { downloads, campaign, access } = context;
-    const { entries, fields } = await downloads.get(campaign.id, url, format, options, access, signal);
+    const { entries, fields } = await downloads.get(campaign.id, { url, format, options, access, signal });
     const start = cursor === null ? 0 : Number(cursor);
     const end = Math.min(entries.length, start + limit);
     return {
