@@ -6,8 +6,6 @@
  */
 import { keyKind, maskNumber, maskNumbersInText, maskText } from '../redaction.js';
 
-export { maskNumber, maskNumbersInText, maskText } from '../redaction.js';
-
 export const SECRET_MASK = '[secret]';
 
 /** Drops credentials and the query string of a URL; they may carry secrets. */
