@@ -4,8 +4,7 @@
  * for the calling workflow, named by the activity's own context.
  */
 import { Context } from '@temporalio/activity';
-import type { MessageStore } from '../src/store/index.js';
-import { outcomeFromStore } from '../src/store/outcome.js';
+import type { FinalOutcome, MessageStore } from '../src/store/index.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 
 export interface MessageIds {
@@ -39,5 +38,15 @@ export function createMessageStoreActivities(store: MessageStore) {
     async releaseMessages({ providerMessageIds }: Partial<MessageIds>): Promise<void> {
       await store.release(waiter(), providerMessageIds);
     },
+  };
+}
+
+/** A final outcome recorded from a webhook event, as workflows see it. */
+export function outcomeFromStore(outcome: FinalOutcome): MessageOutcome {
+  return {
+    providerMessageId: outcome.providerMessageId,
+    status: outcome.status,
+    timestamp: outcome.timestamp,
+    source: 'webhook',
   };
 }

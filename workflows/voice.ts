@@ -19,7 +19,6 @@ import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
-import { LAST_LOOK_RETRY, pollingRetry } from './retry-policies.js';
 
 export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult> {
   const {
@@ -43,7 +42,11 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
       startToCloseTimeout: '30 seconds',
       // The retry policy is the polling schedule; the deadline bounds all of it.
       scheduleToCloseTimeout: Math.max(1, deadlineMs - (Date.now() - startedAt)),
-      retry: pollingRetry(pollInitialMs, pollMaxMs),
+      retry: {
+        initialInterval: pollInitialMs,
+        backoffCoefficient: 2,
+        maximumInterval: Math.max(pollInitialMs, pollMaxMs),
+      },
     });
     try {
       call = await poller.awaitFinalVoiceCall(call.id);
@@ -53,7 +56,7 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
       const lastLook = proxyActivities<ReturnType<typeof createVoiceActivities>>({
         ...PROVIDER_ACTIVITY_OPTIONS,
         taskQueue: queue,
-        retry: LAST_LOOK_RETRY,
+        retry: { ...PROVIDER_ACTIVITY_OPTIONS.retry, maximumAttempts: 3 },
       });
       call = await lastLook.getVoiceCall(call.id).catch((): VoiceCallSnapshot => call);
     }
