@@ -5,8 +5,9 @@
  *   bootstraps      src/cli, src/worker.ts, src/stack.ts
  *   services        src/starter, src/ingress, src/sandbox, src/codec-server  (independent of each other)
  *   durable logic   activities, workflows
- *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/config.ts, src/optional-packages.ts,
- *                   src/otp-guard-file.ts, src/store, src/temporal, src/metrics
+ *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/redaction.ts, src/sleep.ts, src/config.ts,
+ *                   src/optional-packages.ts, src/otp-guard-file.ts, src/store, src/temporal, src/metrics,
+ *                   src/audience (reading and checking audiences: the campaign's activities and the starter's imports)
  *   contract        src/api (schemas, constants, pure rules), src/definitions (ids, queues, signals, search attributes)
  *
  * Every rule also covers type-only imports, except where a rule says otherwise: workflows may name activity and
@@ -24,6 +25,9 @@ const INFRASTRUCTURE = [
   '^src/crypto/',
   '^src/http/',
   '^src/log\\.ts$',
+  '^src/redaction\\.ts$',
+  '^src/sleep\\.ts$',
+  '^src/audience/',
   '^src/config\\.ts$',
   '^src/optional-packages\\.ts$',
   '^src/otp-guard-file\\.ts$',
@@ -105,6 +109,15 @@ module.exports = {
       to: { path: [...SERVICES, ...BOOTSTRAPS] },
     },
     {
+      name: 'services-do-not-import-activities',
+      severity: 'error',
+      comment:
+        'The starter and the ingress run without a worker: what they share with the activities (audience readers, ' +
+        'outcome mapping, OTP keys) lives below both (src/audience, src/store, src/crypto), not in activities/.',
+      from: { path: '^src/(starter|ingress)/' },
+      to: { path: '^activities/' },
+    },
+    {
       name: 'services-are-independent',
       severity: 'error',
       comment: 'Starter, ingress, sandbox and codec server do not import each other: a bootstrap combines them.',
@@ -118,7 +131,7 @@ module.exports = {
       from: { path: '^src/sandbox/' },
       to: {
         path: '^(src|activities|workflows)/',
-        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|config|optional-packages)\\.ts$'],
+        pathNot: ['^src/(sandbox|api|http|store|crypto)/', '^src/(log|redaction|sleep|config|optional-packages)\\.ts$'],
       },
     },
     {

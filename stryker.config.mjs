@@ -19,19 +19,24 @@ export default {
     'src/api/signature.ts',
     'src/ingress/verifier.ts',
     // The request budget: the store's bucket and the worker's classes.
-    'src/store/request-budget.ts',
-    'src/temporal/request-budget.ts',
-    // The client: retry policy, response parsing, error mapping, redaction.
+    'src/store/request-bucket.ts',
+    'src/temporal/request-classes.ts',
+    // The client: retry policy, response parsing, error mapping, redaction (its keys and masks: src/redaction.ts).
     'src/client/retry-policy.ts',
     'src/client/response.ts',
     'src/client/error-response.ts',
     'src/client/redaction.ts',
+    'src/redaction.ts',
     // The sandbox: idempotency, cursors, rate limits.
     'src/sandbox/idempotency.ts',
     'src/sandbox/cursor.ts',
     'src/sandbox/http/rate-limit.ts',
-    // The message store's SQL layer (run on SQLite).
-    'src/store/sql-store.ts',
+    // The message store's SQL layer (run on SQLite): its shared helpers and its parts.
+    'src/store/sql.ts',
+    'src/store/waiters.ts',
+    'src/store/reports.ts',
+    'src/store/suppressions.ts',
+    'src/store/retention.ts',
     // The payload codec and log redaction.
     'src/temporal/codec.ts',
     'src/log.ts',

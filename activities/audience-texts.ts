@@ -13,7 +13,7 @@ import {
 } from '../src/api/message-template.js';
 import { countSegments } from '../src/api/segments.js';
 import type { SendWindow } from '../src/api/campaign-io.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import { AUDIENCE_FAILURES, audienceFailure } from '../src/audience/failures.js';
 import { recipientTimeZone } from './recipient-time-zone.js';
 
 /** Recipients of a page that share one request: a run of `size` consecutive recipients (in `timeZone`). */

@@ -6,10 +6,10 @@
 import { Context } from '@temporalio/activity';
 import type { AudienceSource, InvalidRecipient } from '../src/api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
-import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from './audience-dedup.js';
-import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from './audience-access.js';
-import type { AudienceLoaders } from './audience-loaders.js';
-import { DownloadCache, pageReaderFor, type SourceContext } from './audience-sources.js';
+import { AudienceDeduper, classifyEntries, type DedupedPage, scanAudience } from '../src/audience/dedup.js';
+import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from '../src/audience/access.js';
+import type { AudienceLoaders } from '../src/audience/loaders.js';
+import { DownloadCache, pageReaderFor, type SourceContext } from '../src/audience/sources.js';
 import { RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
 import type { SendWindow } from '../src/api/campaign-io.js';
 import {
@@ -125,7 +125,8 @@ export function createAudienceActivities({
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const key = `${input.campaignId}\n${JSON.stringify(input.source)}`;
       const { cursor, limit, firstIndex, defaultCountry } = input;
-      const page = await deduper.page(key, read, cursor, limit, firstIndex, signal(), heartbeat, defaultCountry);
+      const reading = { read, limit, signal: signal(), onProgress: heartbeat, defaultCountry };
+      const page = await deduper.page(key, { cursor, firstIndex }, reading);
       const { positions, fields, ...kept } = page;
       const template = input.message === undefined ? null : personalTemplate(input.message);
       const zoned = input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE ? input.sendWindow : null;
@@ -141,9 +142,16 @@ export function createAudienceActivities({
       const read = pageReaderFor(input.source, context(input.campaignId, input.campaignStartedAt));
       const template = input.message === undefined ? null : personalTemplate(input.message);
       const zoned = input.sendWindow?.timeZone === RECIPIENT_TIME_ZONE ? input.sendWindow : null;
-      if (!template && !zoned) return scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry);
+      const reading = {
+        read,
+        limit: input.limit,
+        signal: signal(),
+        onProgress: heartbeat,
+        defaultCountry: input.defaultCountry,
+      };
+      if (!template && !zoned) return scanAudience(reading);
       const tally = new SegmentTally();
-      const totals = await scanAudience(read, input.limit, signal(), heartbeat, input.defaultCountry, (page) => {
+      const totals = await scanAudience(reading, (page) => {
         if (zoned) timeZonesOf(zoned, page);
         if (template) for (const text of renderTexts(template, page)) tally.add(text);
       });

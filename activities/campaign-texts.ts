@@ -5,11 +5,11 @@
  * kept per worker: a page of distinct texts is sent in many requests.
  */
 import type { AudienceSource } from '../src/api/campaign-io.js';
-import { classifyEntries } from './audience-dedup.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
-import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from './audience-access.js';
-import type { AudienceLoaders } from './audience-loaders.js';
-import { DownloadCache, pageReaderFor } from './audience-sources.js';
+import { classifyEntries } from '../src/audience/dedup.js';
+import { AUDIENCE_FAILURES, audienceFailure } from '../src/audience/failures.js';
+import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from '../src/audience/access.js';
+import type { AudienceLoaders } from '../src/audience/loaders.js';
+import { DownloadCache, pageReaderFor } from '../src/audience/sources.js';
 import { personalTemplate, renderTexts } from './audience-texts.js';
 
 /** Where a request's recipients were read: enough to read the same page again. */

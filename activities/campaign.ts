@@ -10,11 +10,12 @@ import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import { nextWindowOpening, type RequestWindow, SEND_WINDOW_CLOSED } from '../src/definitions/send-window.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
-import type { AudienceAccess } from './audience-access.js';
-import type { AudienceLoaders } from './audience-loaders.js';
+import { outcomeFromStore } from '../src/store/outcome.js';
+import type { AudienceAccess } from '../src/audience/access.js';
+import type { AudienceLoaders } from '../src/audience/loaders.js';
 import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
-import { callingWorkflowId, outcomeFromStore } from './message-store.js';
+import { callingWorkflowId } from './message-store.js';
 
 export interface CampaignChunkResult {
   campaignId: string;

@@ -4,7 +4,8 @@
  * for the calling workflow, named by the activity's own context.
  */
 import { Context } from '@temporalio/activity';
-import type { FinalOutcome, MessageStore } from '../src/store/index.js';
+import type { MessageStore } from '../src/store/index.js';
+import { outcomeFromStore } from '../src/store/outcome.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 
 export interface MessageIds {
@@ -38,15 +39,5 @@ export function createMessageStoreActivities(store: MessageStore) {
     async releaseMessages({ providerMessageIds }: Partial<MessageIds>): Promise<void> {
       await store.release(waiter(), providerMessageIds);
     },
-  };
-}
-
-/** A final outcome recorded from a webhook event, as workflows see it. */
-export function outcomeFromStore(outcome: FinalOutcome): MessageOutcome {
-  return {
-    providerMessageId: outcome.providerMessageId,
-    status: outcome.status,
-    timestamp: outcome.timestamp,
-    source: 'webhook',
   };
 }

@@ -17,8 +17,9 @@ import { otpGuardDecisionsCounter } from '../src/metrics/activity-interceptors.j
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { OtpGuardDecision } from '../src/store/otp-guard.js';
 import type { MessageStore } from '../src/store/index.js';
+import { outcomeFromStore } from '../src/store/outcome.js';
 import { callProvider } from './errors.js';
-import { callingWorkflowId, outcomeFromStore } from './message-store.js';
+import { callingWorkflowId } from './message-store.js';
 
 /** What the workflow keeps of a send: no number, no text. */
 export interface SentOtp {

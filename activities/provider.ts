@@ -8,8 +8,9 @@ import type { SmsSendRequest, SmsSendResult } from '../src/api/sms.js';
 import type { MessagingClient } from '../src/client/client.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import type { MessageStore } from '../src/store/index.js';
+import { outcomeFromStore } from '../src/store/outcome.js';
 import { callProvider } from './errors.js';
-import { callingWorkflowId, outcomeFromStore } from './message-store.js';
+import { callingWorkflowId } from './message-store.js';
 
 export interface MessageStatusRecord {
   status: MessageStatus;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningStack, type StackOptions, startStack } from '../src/stack.js';
-import { generateOtpKeys } from '../src/starter/otp.js';
+import { generateOtpKeys } from '../src/crypto/otp-keys.js';
 import type { BenchContext } from './harness.js';
 import { MSGFLOW_CLI, type ServiceProcess, startService } from './processes.js';
 

@@ -1,7 +1,10 @@
 /**
  * Structured JSON logs (one object per line on stderr) with redaction: secrets are always removed and
- * personal data (numbers, texts) is masked unless MSGFLOW_LOG_PERSONAL_DATA=true.
+ * personal data (numbers, texts) is masked unless MSGFLOW_LOG_PERSONAL_DATA=true. Which keys hold secrets
+ * and which personal data: src/redaction.ts.
  */
+import { keyKind } from './redaction.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -12,13 +15,12 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
 }
 
-const SECRET_KEYS = /^(authorization|token|api_?key|secret|secrets|code|otp|password|admin_?token)$/i;
-const PERSONAL_KEYS = /^(mobile_number|recipient|recipients|to|number|message|text|body|email)$/i;
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export function redact(value: unknown, showPersonalData = false, key = ''): unknown {
-  if (SECRET_KEYS.test(key)) return '[redacted]';
-  if (!showPersonalData && PERSONAL_KEYS.test(key)) return '[personal]';
+export function redact(value: unknown, showPersonalData = false, key?: string): unknown {
+  const kind = keyKind(key);
+  if (kind === 'secret') return '[redacted]';
+  if (!showPersonalData && kind !== undefined) return '[personal]';
   if (Array.isArray(value)) return value.map((v) => redact(v, showPersonalData));
   if (value instanceof Error) return { name: value.name, message: value.message };
   if (value && typeof value === 'object') {

@@ -23,13 +23,13 @@ import { type Logger, silentLogger } from './log.js';
 import { createIngressMetrics, withIngressMetrics } from './ingress/metrics.js';
 import { type RunningSandbox, SandboxAdmin, type SandboxOptions, startSandbox } from './sandbox/index.js';
 import { Msgflow } from './starter/index.js';
-import { generateOtpKeys, type OtpKeys } from './starter/otp.js';
+import { generateOtpKeys, type OtpKeys } from './crypto/otp-keys.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { createMsgflowWorker, type MsgflowWorker } from './worker.js';
-import type { AudienceAccess } from '../activities/audience-access.js';
-import type { AudienceLoaders } from '../activities/audience-loaders.js';
+import type { AudienceAccess } from './audience/access.js';
+import type { AudienceLoaders } from './audience/loaders.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
 

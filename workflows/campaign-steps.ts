@@ -23,6 +23,7 @@ import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { CAMPAIGN_PATCHES } from './campaign-patches.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { BOUNDED_RETRY } from './retry-policies.js';
 import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
 export const CAMPAIGN_FAILURES = {
@@ -48,7 +49,7 @@ function provider() {
 const audience = proxyActivities<ReturnType<typeof createAudienceActivities>>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+  retry: BOUNDED_RETRY,
 });
 
 /** A message with placeholders: each recipient's text is rendered from their audience fields. */

@@ -11,6 +11,7 @@ import { isFinalStatus } from '../src/api/constants.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../src/definitions/message-outcomes.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { PROVIDER_ACTIVITY_OPTIONS, STORE_ACTIVITY_OPTIONS } from './options.js';
+import { BOUNDED_RETRY } from './retry-policies.js';
 
 /** Provider look-ups in flight at once when a wait window ends; the provider queue's rate still paces them. */
 const LOOKUPS_IN_FLIGHT = 8;
@@ -51,7 +52,7 @@ async function askProvider(providerMessageId: string): Promise<MessageOutcome> {
   const provider = proxyActivities<ReturnType<typeof createProviderActivities>>({
     ...PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(workflowInfo().taskQueue),
-    retry: { ...PROVIDER_ACTIVITY_OPTIONS.retry, maximumAttempts: 10 },
+    retry: BOUNDED_RETRY,
   });
   try {
     const record = await provider.getMessageStatus(providerMessageId);

@@ -41,7 +41,7 @@ import { FifoLock } from './fifo-lock.js';
 import { FirstOutcomes } from './first-outcomes.js';
 import { onMessageOutcomes, releaseMessages } from './message-outcomes.js';
 import { countOtpChannelAttempt } from './metrics.js';
-import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { OTP_VERIFY_RETRY, PROVIDER_RETRY } from './retry-policies.js';
 import {
   answerWithoutProvider,
   channelAttempted,
@@ -94,7 +94,7 @@ const OTP_CHANNELS = 'otp-channels';
  */
 function otpCalls(taskQueue: string): Pick<Session, 'provider' | 'verifier'> {
   const send = {
-    retry: PROVIDER_ACTIVITY_OPTIONS.retry,
+    retry: PROVIDER_RETRY,
     // Someone is waiting for the code: a lost worker is noticed within seconds (the send is idempotent),
     // and past two minutes the send fails rather than arriving too late to matter.
     startToCloseTimeout: '10 seconds',
@@ -104,12 +104,7 @@ function otpCalls(taskQueue: string): Pick<Session, 'provider' | 'verifier'> {
     startToCloseTimeout: '10 seconds',
     // The caller waits synchronously: a few quick tries, then an answer ("unavailable") rather than a hang.
     scheduleToCloseTimeout: '30 seconds',
-    retry: {
-      initialInterval: '200 milliseconds',
-      backoffCoefficient: 2,
-      maximumInterval: '2 seconds',
-      maximumAttempts: 5,
-    },
+    retry: OTP_VERIFY_RETRY,
   } as const;
   if (patched(OTP_CALLS_LOCAL)) {
     return {

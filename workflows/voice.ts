@@ -19,6 +19,7 @@ import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { LAST_LOOK_RETRY, pollingRetry } from './retry-policies.js';
 
 export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult> {
   const {
@@ -42,11 +43,7 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
       startToCloseTimeout: '30 seconds',
       // The retry policy is the polling schedule; the deadline bounds all of it.
       scheduleToCloseTimeout: Math.max(1, deadlineMs - (Date.now() - startedAt)),
-      retry: {
-        initialInterval: pollInitialMs,
-        backoffCoefficient: 2,
-        maximumInterval: Math.max(pollInitialMs, pollMaxMs),
-      },
+      retry: pollingRetry(pollInitialMs, pollMaxMs),
     });
     try {
       call = await poller.awaitFinalVoiceCall(call.id);
@@ -56,7 +53,7 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
       const lastLook = proxyActivities<ReturnType<typeof createVoiceActivities>>({
         ...PROVIDER_ACTIVITY_OPTIONS,
         taskQueue: queue,
-        retry: { ...PROVIDER_ACTIVITY_OPTIONS.retry, maximumAttempts: 3 },
+        retry: LAST_LOOK_RETRY,
       });
       call = await lastLook.getVoiceCall(call.id).catch((): VoiceCallSnapshot => call);
     }

@@ -3,7 +3,7 @@
  * the sandbox, the ingress registered as the sandbox's webhook, and the worker. Writes .data/dev.env so
  * other commands find it, and stops everything in order on Ctrl-C.
  */
-import type { AudienceAccess } from '../../activities/audience-access.js';
+import type { AudienceAccess } from '../audience/access.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -28,7 +28,7 @@ import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpGuardFromEnv } from '../otp-guard-file.js';
 import { startStack } from '../stack.js';
 import { audienceAccessFromEnv } from '../worker.js';
-import { otpKeysFromEnv } from '../starter/otp.js';
+import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
 import { ensureTemporal } from '../temporal/dev-server.js';

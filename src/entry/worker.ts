@@ -22,7 +22,7 @@ export {
   msgflowDataConverter,
 } from '../temporal/data-converter.js';
 export { installWorkerRuntime, type WorkerRuntimeOptions } from '../metrics/worker-runtime.js';
-export { otpSealKeyRingFromEnv } from '../starter/otp.js';
+export { otpSealKeyRingFromEnv } from '../crypto/otp-keys.js';
 export { providerTaskQueue, TASK_QUEUES } from '../definitions/task-queues.js';
 export {
   createProviderQueueActivities,
@@ -36,7 +36,7 @@ export {
   type AudiencePage,
   type AudiencePageRequest,
   importAudienceLoaders,
-} from '../../activities/audience-loaders.js';
+} from '../audience/loaders.js';
 export { FAILURE_TYPES } from '../definitions/failure-types.js';
 export { MissingPackageError } from '../optional-packages.js';
 export { createLogger, type Logger } from '../log.js';

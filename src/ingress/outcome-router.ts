@@ -10,9 +10,10 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { MessageStatusEvent, RejectedEvent } from '../api/events.js';
 import type { MessageStore, WaiterOutcomes } from '../store/index.js';
-import { outcomeFromStore } from '../../activities/message-store.js';
+import { outcomeFromStore } from '../store/outcome.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 import { GroupCommit } from './group-commit.js';
+import { sleep } from '../sleep.js';
 
 export interface OutcomeRouter {
   /**
@@ -206,7 +207,7 @@ class SignalCoalescer {
             cause: error,
           });
         }
-        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        await sleep(100 * 2 ** attempt);
       }
     }
   }

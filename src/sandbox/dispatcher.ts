@@ -16,6 +16,7 @@ import { signWebhook } from '../api/signature.js';
 import type { Db } from './db.js';
 import type { WebhookTiming } from './options.js';
 import { collectBatches } from './webhook-outbox.js';
+import { sleep } from '../sleep.js';
 
 interface DeliveryRow {
   seq: number;
@@ -133,7 +134,7 @@ export class WebhookDispatcher {
 
   private async deliver(delivery: DeliveryRow): Promise<void> {
     const plan = this.plan(delivery);
-    if (plan.extraDelayMs > 0) await sleep(plan.extraDelayMs, this.abort.signal);
+    if (plan.extraDelayMs > 0) await pause(plan.extraDelayMs, this.abort.signal);
     if (this.abort.signal.aborted) return;
     const result = await this.attempt(delivery);
     if (this.abort.signal.aborted && !result.ok) return; // shutting down: leave it pending for the next start
@@ -275,16 +276,7 @@ function describeNetworkError(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : 'network error');
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+/** Waits `ms`, or until `signal` aborts: either way the caller goes on (and checks the signal itself). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, signal).catch(() => undefined);
 }

@@ -9,7 +9,7 @@
  * session keeps the settings it started with. Once a session has ended, a send starts a new one.
  */
 import { OtpBlockReason } from '../api/otp-guard.js';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import {
   type Client,
   WithStartWorkflowOperation,
@@ -27,8 +27,8 @@ import type {
   OtpVerifyAnswer,
   VerifyOtpInput,
 } from '../api/otp-io.js';
-import { ConfigError, EncryptionEnv, OtpEnv, parseEnv } from '../config.js';
-import { generateKey, type KeyRing, KeyRingError, parseKeyRing, sealString } from '../crypto/keyring.js';
+import { sealString } from '../crypto/keyring.js';
+import type { OtpKeys } from '../crypto/otp-keys.js';
 import {
   OTP_REJECTIONS,
   OTP_BLOCKED,
@@ -42,14 +42,7 @@ import { SA } from '../definitions/search-attributes.js';
 import { INTERACTIVE_PRIORITY } from '../definitions/task-queues.js';
 import { otpWorkflowIdOf } from '../definitions/workflow-ids.js';
 import type { otpVerification } from '../../workflows/otp.js';
-
-/** The two secrets OTP needs outside the worker: both come from the environment (OtpEnv). */
-export interface OtpKeys {
-  /** HMAC-SHA256 key that turns a recipient into the opaque part of a session's workflow id. */
-  hashKey: Buffer;
-  /** Seals codes before they enter a workflow history; the worker opens them with the same ring. */
-  sealing: KeyRing;
-}
+import { sleep } from '../sleep.js';
 
 /** The provider could not take the code (e.g. InsufficientBalance, ProviderValidationFailed). */
 export class OtpSendFailedError extends Error {
@@ -101,44 +94,6 @@ export function otpWorkflowId(hashKey: Buffer, purpose: string, recipient: strin
   return otpWorkflowIdOf(purpose, digest);
 }
 
-/** The seal key ring a worker opens codes with: MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY, else none. */
-export function otpSealKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRing | undefined {
-  const { MSGFLOW_OTP_SEAL_KEY } = parseEnv(OtpEnv, env);
-  const { MSGFLOW_ENCRYPTION_KEY } = parseEnv(EncryptionEnv, env);
-  const spec = MSGFLOW_OTP_SEAL_KEY ?? MSGFLOW_ENCRYPTION_KEY;
-  if (!spec) return undefined;
-  try {
-    return parseKeyRing(spec);
-  } catch (error) {
-    if (!(error instanceof KeyRingError)) throw error;
-    throw new ConfigError(
-      `${MSGFLOW_OTP_SEAL_KEY ? 'MSGFLOW_OTP_SEAL_KEY' : 'MSGFLOW_ENCRYPTION_KEY'}: ${error.message}`,
-    );
-  }
-}
-
-/** Both OTP keys from the environment, or a ConfigError naming what is missing. */
-export function otpKeysFromEnv(env: NodeJS.ProcessEnv = process.env): OtpKeys {
-  const { MSGFLOW_OTP_HASH_KEY } = parseEnv(OtpEnv, env);
-  const sealing = otpSealKeyRingFromEnv(env);
-  if (!MSGFLOW_OTP_HASH_KEY)
-    throw new ConfigError('MSGFLOW_OTP_HASH_KEY is required for OTP: base64 of at least 32 random bytes');
-  if (!sealing)
-    throw new ConfigError(
-      'MSGFLOW_OTP_SEAL_KEY (or MSGFLOW_ENCRYPTION_KEY) is required for OTP: the key ring codes are sealed with',
-    );
-  return { hashKey: Buffer.from(MSGFLOW_OTP_HASH_KEY, 'base64'), sealing };
-}
-
-/** Fresh keys and their environment form, for `msgflow dev` and tests. */
-export function generateOtpKeys(): {
-  keys: OtpKeys;
-  env: { MSGFLOW_OTP_HASH_KEY: string; MSGFLOW_OTP_SEAL_KEY: string };
-} {
-  const env = { MSGFLOW_OTP_HASH_KEY: randomBytes(32).toString('base64'), MSGFLOW_OTP_SEAL_KEY: generateKey() };
-  return { keys: otpKeysFromEnv(env), env };
-}
-
 export interface OtpTarget {
   client: Client;
   taskQueue: string;
@@ -183,7 +138,7 @@ export async function sendOtp(
         case OTP_REJECTIONS.finished:
           // The previous session has just ended and is closing: once it has, this starts a new one.
           if (attempt >= CLOSING_RETRIES) throw error;
-          await new Promise((resolve) => setTimeout(resolve, CLOSING_RETRY_MS));
+          await sleep(CLOSING_RETRY_MS);
           continue;
         case OTP_SEND_FAILED:
           throw sendFailedError(rejection.details);

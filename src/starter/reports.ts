@@ -3,7 +3,7 @@
  * rows, every row, and a feed that yields each message's outcome as it settles, so a service can act on
  * every message without a workflow per message.
  */
-import { sleep } from '../client/sleep.js';
+import { sleep } from '../sleep.js';
 import type { MessageStore, Page, ReportRow, SettledRow, StoredMessage } from '../store/index.js';
 
 export interface ReportPageOptions {

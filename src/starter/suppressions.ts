@@ -4,8 +4,8 @@
  * inbound messages, so a "Reply STOP" never reaches msgflow by itself: a team feeds its opt-outs in here.
  */
 import { parse, resolve } from 'node:path';
-import { classifyEntries } from '../../activities/audience-dedup.js';
-import { DownloadCache, pageReaderFor } from '../../activities/audience-sources.js';
+import { classifyEntries } from '../audience/dedup.js';
+import { DownloadCache, pageReaderFor } from '../audience/sources.js';
 import { type AudienceFormat, type InvalidRecipient, normalizeRecipient } from '../api/campaign-io.js';
 import { MAX_REPORTED_ITEMS } from '../api/constants.js';
 import type { MessageStore, Page, SuppressionRow } from '../store/index.js';

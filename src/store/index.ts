@@ -10,7 +10,7 @@ import type { Driver } from './driver.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations.js';
 import { PersonalData } from './personal-data.js';
-import { SqlMessageStore } from './sql-store.js';
+import { sqlMessageStore } from './sql-store.js';
 import { type MessageStore, type MessageStoreOptions, StoreInputError } from './types.js';
 
 export type * from './types.js';
@@ -18,8 +18,9 @@ export { StoreInputError } from './types.js';
 export { StoreSchemaError } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
 export { storeOptionsFromEnv } from './from-env.js';
-export * from './request-budget.js';
+export { ARRIVAL_SPREAD_MS, budgetSettings, fullBucket, takeRequest } from './request-bucket.js';
 export { startRetention, type RetentionOptions } from './retention.js';
+export { outcomeFromStore } from './outcome.js';
 
 export const DEFAULT_STORE_FILE = join(DATA_DIR, 'msgflow.db');
 
@@ -36,7 +37,7 @@ export async function openMessageStore(options: MessageStoreOptions = {}): Promi
     await driver.close();
     throw error;
   }
-  return new SqlMessageStore(driver, new PersonalData(options.encryption), options.hooks);
+  return sqlMessageStore(driver, new PersonalData(options.encryption), options.hooks);
 }
 
 async function openDriver(options: MessageStoreOptions): Promise<Driver> {

@@ -8,7 +8,6 @@ import type { Migration } from './migrations.js';
 import type { OtpGuardRules } from '../api/otp-guard.js';
 import type { OtpGuardDecision, OtpSendAttempt } from './otp-guard.js';
 import type { RecordedOtpEvent } from './otp-guard-replay.js';
-import type { BudgetAnswer, BudgetSettings, RequestClass } from './request-budget.js';
 
 /** A message a sender just got an id for. `number` and `campaignKey` feed per-recipient reports. */
 export interface SentMessage {
@@ -156,6 +155,26 @@ export interface ErasureResult {
   /** How an opt-out is kept: a keyed hash (encryption configured) or the number itself (no key configured). */
   suppressionKeptAs: 'keyed-hash' | 'number';
 }
+
+/** A request's class for the provider token's budget (src/store/request-bucket.ts holds the rule). */
+export type RequestClass = 'interactive' | 'bulk';
+
+export interface BudgetSettings {
+  /** Tokens the bucket holds when full: one request's reserve for interactive calls, plus one. */
+  capacity: number;
+  /** Tokens kept for interactive requests: bulk ones go only while more than this is left. */
+  reserve: number;
+  /** Tokens added per millisecond. */
+  perMs: number;
+}
+
+export interface BucketState {
+  tokens: number;
+  /** When `tokens` was computed, ms since the epoch. */
+  refilledAt: number;
+}
+
+export type BudgetAnswer = { granted: true } | { granted: false; waitMs: number };
 
 /** Test hooks: `afterWrite` runs inside the transaction, after its writes and before its reads. */
 export interface StoreHooks {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_AUDIENCE_ACCESS } from '../../activities/audience-access.js';
+import { DEFAULT_AUDIENCE_ACCESS } from '../../src/audience/access.js';
 import type { AudienceSource } from '../../src/api/campaign-io.js';
 import type { RunningStack } from '../../src/stack.js';
 import { startTestStack } from '../support/stack.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
-import { generateOtpKeys } from '../../src/starter/otp.js';
+import { generateOtpKeys } from '../../src/crypto/otp-keys.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 

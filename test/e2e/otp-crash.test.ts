@@ -7,7 +7,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
-import { generateOtpKeys, otpWorkflowId } from '../../src/starter/otp.js';
+import { generateOtpKeys } from '../../src/crypto/otp-keys.js';
+import { otpWorkflowId } from '../../src/starter/otp.js';
 import { activityCalls } from '../support/history.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';

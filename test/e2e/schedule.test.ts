@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AudienceLoader } from '../../activities/audience-loaders.js';
+import type { AudienceLoader } from '../../src/audience/loaders.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import { startTestStack } from '../support/stack.js';

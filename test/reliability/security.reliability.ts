@@ -25,7 +25,7 @@ import { generateKey } from '../../src/crypto/keyring.js';
 import { createLogger } from '../../src/log.js';
 import { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
-import { generateOtpKeys } from '../../src/starter/otp.js';
+import { generateOtpKeys } from '../../src/crypto/otp-keys.js';
 import { rawHistory } from '../ops/support.js';
 import { childStoreEnv, startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';

@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AudienceAccess, allowedFile, allowedUrl, isInternalAddress } from '../../activities/audience-access.js';
-import { classifyEntries, maskedEntry } from '../../activities/audience-dedup.js';
-import { downloadAudience } from '../../activities/audience-download.js';
+import { type AudienceAccess, allowedFile, allowedUrl, isInternalAddress } from '../../src/audience/access.js';
+import { classifyEntries, maskedEntry } from '../../src/audience/dedup.js';
+import { downloadAudience } from '../../src/audience/download.js';
 
 const root = mkdtempSync(join(tmpdir(), 'audience-access-'));
 const allowed = join(root, 'allowed');

@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AudienceLoader, importAudienceLoaders } from '../../activities/audience-loaders.js';
-import { csvLayoutOfFile, readCsvFile } from '../../activities/audience-csv.js';
-import { AudienceDeduper, classifyEntries, scanAudience } from '../../activities/audience-dedup.js';
-import { DownloadCache, pageReaderFor, type PageReader, readLines } from '../../activities/audience-sources.js';
+import { type AudienceLoader, importAudienceLoaders } from '../../src/audience/loaders.js';
+import { csvLayoutOfFile, readCsvFile } from '../../src/audience/csv.js';
+import { AudienceDeduper, classifyEntries, scanAudience } from '../../src/audience/dedup.js';
+import { DownloadCache, pageReaderFor, type PageReader, readLines } from '../../src/audience/sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'campaign-audience-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -192,7 +192,11 @@ describe('de-duplication', () => {
     const out = [];
     let { cursor, index } = from;
     do {
-      const page = await deduper.page('k', read, cursor, limit, index, signal, () => {});
+      const page = await deduper.page(
+        'k',
+        { cursor, firstIndex: index },
+        { read, limit, signal, onProgress: () => {} },
+      );
       out.push(page);
       cursor = page.nextCursor;
       index += page.entries;
@@ -219,32 +223,17 @@ describe('de-duplication', () => {
   });
 
   it('rebuilds what it had seen when a worker without that memory reads a later page', async () => {
-    const first = await new AudienceDeduper().page('k', pageReaderFor(source, context), null, 4, 0, signal, () => {});
     let rebuilt = 0;
+    const reading = { read: pageReaderFor(source, context), limit: 4, signal, onProgress: () => rebuilt++ };
+    const first = await new AudienceDeduper().page('k', { cursor: null, firstIndex: 0 }, reading);
     // A fresh deduper (another worker, or this one after a crash) continues at the second page.
     const fresh = new AudienceDeduper();
-    const second = await fresh.page(
-      'k',
-      pageReaderFor(source, context),
-      first.nextCursor,
-      4,
-      4,
-      signal,
-      () => rebuilt++,
-    );
+    const second = await fresh.page('k', { cursor: first.nextCursor, firstIndex: 4 }, reading);
     expect(rebuilt).toBe(1);
     expect(second.recipients).toEqual(['2348010000003', '2348010000004']);
     expect(second.duplicates).toBe(1); // 2348010000002, seen on the first page
     // Retrying the same page (an activity retry) gives the same answer, not "all duplicates".
-    const retried = await fresh.page(
-      'k',
-      pageReaderFor(source, context),
-      first.nextCursor,
-      4,
-      4,
-      signal,
-      () => rebuilt++,
-    );
+    const retried = await fresh.page('k', { cursor: first.nextCursor, firstIndex: 4 }, reading);
     expect(retried.recipients).toEqual(second.recipients);
   });
 
@@ -256,7 +245,8 @@ describe('de-duplication', () => {
   });
 
   it('counts the whole audience for pre-flight', async () => {
-    expect(await scanAudience(pageReaderFor(source, context), 5, signal, () => {})).toEqual({
+    const reading = { read: pageReaderFor(source, context), limit: 5, signal, onProgress: () => {} };
+    expect(await scanAudience(reading)).toEqual({
       entries: 12,
       valid: 7,
       invalid: 2,

@@ -72,6 +72,34 @@ describe('layer rules', { timeout: 60_000 }, () => {
     expect(code).not.toBe(0);
   });
 
+  it('refuse the starter or the ingress importing an activity module, also for a type', async () => {
+    const { code, report } = await cruise({
+      'src/starter/suppressions.ts':
+        "import { classify } from '../../activities/audience-dedup.js';\nexport const c = classify;\n",
+      'src/ingress/outcome-router.ts':
+        "import type { Outcome } from '../../activities/message-store.js';\nexport type O = Outcome;\n",
+      'activities/audience-dedup.ts': 'export const classify = (entry: string) => entry;\n',
+      'activities/message-store.ts': 'export type Outcome = { id: string };\n',
+    });
+    expect(report).toContain(
+      'services-do-not-import-activities: src/starter/suppressions.ts → activities/audience-dedup.ts',
+    );
+    expect(report).toContain(
+      'services-do-not-import-activities: src/ingress/outcome-router.ts → activities/message-store.ts',
+    );
+    expect(code).not.toBe(0);
+  });
+
+  it('let the starter and the activities share what lies below both (src/audience)', async () => {
+    const { code, report } = await cruise({
+      'src/audience/dedup.ts': 'export const classify = (entry: string) => entry;\n',
+      'src/starter/suppressions.ts': "import { classify } from '../audience/dedup.js';\nexport const c = classify;\n",
+      'activities/audience.ts': "import { classify } from '../src/audience/dedup.js';\nexport const a = classify;\n",
+    });
+    expect(report).toContain('no dependency violations');
+    expect(code).toBe(0);
+  });
+
   it('refuse a circle, also of type-only imports', async () => {
     const { code, report } = await cruise({
       'src/starter/index.ts': "import type { Run } from './voice.js';\nexport type Started = { run?: Run };\n",

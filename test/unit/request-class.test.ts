@@ -9,7 +9,7 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor } from '@tem
 import { describe, expect, it } from 'vitest';
 import { INTERACTIVE_PRIORITY } from '../../src/definitions/task-queues.js';
 import type { RequestClass } from '../../src/store/index.js';
-import { requestBudgetInterceptor, requestClassOf } from '../../src/temporal/request-budget.js';
+import { requestBudgetInterceptor, requestClassOf } from '../../src/temporal/request-classes.js';
 
 type CallInfo = Pick<Info, 'activityType' | 'isLocal' | 'priority'>;
 

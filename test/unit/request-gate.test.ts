@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BudgetAnswer, RequestClass } from '../../src/store/index.js';
-import { storeRequestGate } from '../../src/temporal/request-budget.js';
+import { storeRequestGate } from '../../src/temporal/request-classes.js';
 
 /** A store that answers from `answers` in order (then grants), recording who asked when. */
 function fakeStore(answers: BudgetAnswer[]) {

@@ -61,6 +61,20 @@ export function expressPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** One route as the router serves it: its name, its contract, its handler and the body parser. */
+interface ServedRoute {
+  name: RouteName;
+  route: Route;
+  handler: Handler<RouteName>;
+  parseJson: ReturnType<typeof jsonBodyParser>;
+}
+
+/** Who is calling: the authenticated token and its account. */
+interface Caller {
+  token: TokenRow;
+  account: AccountRow;
+}
+
 export function v1Router(ctx: SandboxContext, handlers: Handlers): Router {
   const router = express.Router();
   const parseJson = jsonBodyParser(ctx.options.bodyLimitBytes);
@@ -69,10 +83,10 @@ export function v1Router(ctx: SandboxContext, handlers: Handlers): Router {
   for (const [name, route] of Object.entries(routes) as [RouteName, Route][]) {
     const path = expressPath(route.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method]);
-    const handler = handlers[name] as Handler<RouteName>;
+    const served: ServedRoute = { name, route, handler: handlers[name] as Handler<RouteName>, parseJson };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     router[method](path, async (req: Request, res: Response) => {
-      await handle(ctx, name, route, handler, parseJson, req, res);
+      await handle(ctx, served, req, res);
     });
   }
   // A known path with an unknown method is a 405 naming the allowed ones, not a 404.
@@ -85,20 +99,13 @@ export function v1Router(ctx: SandboxContext, handlers: Handlers): Router {
   return router;
 }
 
-async function handle(
-  ctx: SandboxContext,
-  name: RouteName,
-  route: Route,
-  handler: Handler<RouteName>,
-  parseJson: ReturnType<typeof jsonBodyParser>,
-  req: Request,
-  res: Response,
-): Promise<void> {
+async function handle(ctx: SandboxContext, served: ServedRoute, req: Request, res: Response): Promise<void> {
   const { db } = ctx;
+  const { route } = served;
   const { token, account } = authenticate(db, req);
   touchToken(db, token.id, ctx.now());
   try {
-    await serve(ctx, name, route, handler, parseJson, req, res, token, account);
+    await serve(ctx, served, { req, res }, { token, account });
   } catch (error) {
     const refused = error instanceof ApiError ? error : bodyParserError(error);
     if (refused) {
@@ -118,14 +125,9 @@ async function handle(
 /** Everything after authentication; a refusal from here on is recorded for the account (see refusals.ts). */
 async function serve(
   ctx: SandboxContext,
-  name: RouteName,
-  route: Route,
-  handler: Handler<RouteName>,
-  parseJson: ReturnType<typeof jsonBodyParser>,
-  req: Request,
-  res: Response,
-  token: TokenRow,
-  account: AccountRow,
+  { name, route, handler, parseJson }: ServedRoute,
+  { req, res }: { req: Request; res: Response },
+  { token, account }: Caller,
 ): Promise<void> {
   const { db } = ctx;
 

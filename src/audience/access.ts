@@ -6,8 +6,8 @@
 import { realpath } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { DEFAULT_AUDIENCE_DIR } from '../src/config.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import { DEFAULT_AUDIENCE_DIR } from '../config.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
 
 export interface AudienceAccess {
   /** Folders file audiences may be read from, subfolders included. */

@@ -1,16 +1,16 @@
 /**
  * Page readers for each kind of audience source: a file (CSV, NDJSON, plain text) read from a byte offset,
  * a URL downloaded once per campaign and worker, and user loaders. Each returns raw entries; validation and
- * de-duplication happen above them (audience-dedup.ts), the same way for every source.
+ * de-duplication happen above them (dedup.ts), the same way for every source.
  */
 import { open } from 'node:fs/promises';
-import type { AudienceFormat, AudienceSource } from '../src/api/campaign-io.js';
-import type { AudienceFields } from '../src/api/message-template.js';
-import { type AudienceAccess, allowedFile } from './audience-access.js';
-import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './audience-csv.js';
-import { downloadAudience } from './audience-download.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
-import type { AudienceLoaders } from './audience-loaders.js';
+import type { AudienceFormat, AudienceSource } from '../api/campaign-io.js';
+import type { AudienceFields } from '../api/message-template.js';
+import { type AudienceAccess, allowedFile } from './access.js';
+import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './csv.js';
+import { downloadAudience } from './download.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
+import type { AudienceLoaders } from './loaders.js';
 
 export interface RawPage {
   entries: string[];
@@ -27,7 +27,7 @@ interface AudienceRows {
 
 export type PageReader = (cursor: string | null, limit: number, signal: AbortSignal) => Promise<RawPage>;
 
-export { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+export { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
 
 export interface SourceContext {
   campaign: { id: string; startedAt: string };
@@ -92,7 +92,7 @@ function ndjsonRow(line: string, column: string | undefined): { entry: string; f
   return { entry: line };
 }
 
-/** Rows of NDJSON or plain-text lines (a CSV is read by records: audience-csv.ts). */
+/** Rows of NDJSON or plain-text lines (a CSV is read by records: csv.ts). */
 function rowsOf(lines: string[], format: 'ndjson' | 'txt', column: string | undefined): AudienceRows {
   if (format === 'txt') return { entries: lines.map((line) => line.trim()) };
   const rows = lines.map((line) => ndjsonRow(line, column));
@@ -183,23 +183,26 @@ function filePageReader(path: string, format: AudienceFormat, options: CsvOption
 
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
 
+/** One audience download: its URL, how to read it, what it may reach, and the signal that aborts it. */
+interface DownloadRequest {
+  url: string;
+  format: AudienceFormat | undefined;
+  options: CsvOptions;
+  access: AudienceAccess;
+  signal: AbortSignal;
+}
+
 export class DownloadCache {
   private readonly entries = new Map<string, Promise<AudienceRows>>();
   constructor(private readonly capacity = 8) {}
 
   /** The entries of `url` for `campaignId`, downloading them on first use in this process. */
-  get(
-    campaignId: string,
-    url: string,
-    format: AudienceFormat | undefined,
-    options: CsvOptions,
-    access: AudienceAccess,
-    signal: AbortSignal,
-  ): Promise<AudienceRows> {
+  get(campaignId: string, request: DownloadRequest): Promise<AudienceRows> {
+    const { url, format, options } = request;
     const key = `${campaignId}\n${url}\n${format ?? ''}\n${options.column ?? ''}\n${options.delimiter ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = download(url, format, options, access, signal);
+      entry = download(request);
       entry.catch(() => this.entries.delete(key));
       this.entries.set(key, entry);
       if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
@@ -208,13 +211,7 @@ export class DownloadCache {
   }
 }
 
-async function download(
-  url: string,
-  format: AudienceFormat | undefined,
-  options: CsvOptions,
-  access: AudienceAccess,
-  signal: AbortSignal,
-): Promise<AudienceRows> {
+async function download({ url, format, options, access, signal }: DownloadRequest): Promise<AudienceRows> {
   const response = await downloadAudience(url, access, MAX_DOWNLOAD_BYTES, signal);
   const data = response.body;
   const resolved = format ?? formatFromContentType(response.contentType) ?? formatFromName(response.url.pathname);
@@ -246,7 +243,7 @@ function urlPageReader(
 ): PageReader {
   return async (cursor, limit, signal) => {
     const { downloads, campaign, access } = context;
-    const { entries, fields } = await downloads.get(campaign.id, url, format, options, access, signal);
+    const { entries, fields } = await downloads.get(campaign.id, { url, format, options, access, signal });
     const start = cursor === null ? 0 : Number(cursor);
     const end = Math.min(entries.length, start + limit);
     return {

@@ -3,29 +3,15 @@
  * lets more requests go than the provider's per-minute limit allows, whichever worker or path sends them.
  * Interactive requests (a person waits: OTP sends and checks, single sends) may take any token; bulk ones
  * (campaign chunks) only one beyond a reserve, so a login never waits for the campaign's requests, and the
- * campaign still gets every request logins leave.
+ * campaign still gets every request logins leave. The worker's half of the rule, which request is of
+ * which class and waiting for a token, is src/temporal/request-classes.ts.
  */
 
 import { DISPATCH_JITTER_SECONDS } from '../definitions/task-queues.js';
+import { checkText, type StoreContext } from './sql.js';
+import type { BucketState, BudgetAnswer, BudgetSettings, MessageStore, RequestClass } from './types.js';
 
-export type RequestClass = 'interactive' | 'bulk';
-
-export interface BudgetSettings {
-  /** Tokens the bucket holds when full: one request's reserve for interactive calls, plus one. */
-  capacity: number;
-  /** Tokens kept for interactive requests: bulk ones go only while more than this is left. */
-  reserve: number;
-  /** Tokens added per millisecond. */
-  perMs: number;
-}
-
-export interface BucketState {
-  tokens: number;
-  /** When `tokens` was computed, ms since the epoch. */
-  refilledAt: number;
-}
-
-export type BudgetAnswer = { granted: true } | { granted: false; waitMs: number };
+export type { BucketState, BudgetAnswer, BudgetSettings, RequestClass } from './types.js';
 
 /**
  * A request may reach the provider this long after its token was taken: the bucket's minute is this much
@@ -64,4 +50,35 @@ export function takeRequest(
   const refilled = { tokens, refilledAt: Math.max(now, bucket.refilledAt) };
   if (tokens >= needed) return { bucket: { ...refilled, tokens: tokens - 1 }, answer: { granted: true } };
   return { bucket: refilled, answer: { granted: false, waitMs: Math.ceil((needed - tokens) / settings.perMs) } };
+}
+
+/** The store's `takeRequest`: the bucket of each budget is one row, taken under its lock. */
+export function requestBuckets({ driver }: StoreContext): Pick<MessageStore, 'takeRequest'> {
+  return {
+    async takeRequest(budget, settings, kind, now = Date.now()) {
+      checkText('budget', budget, 200);
+      return driver.transaction(async (tx) => {
+        const full = fullBucket(settings, now);
+        await tx.run(
+          'INSERT INTO request_budgets (name, tokens, refilled_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+          [budget, full.tokens, full.refilledAt],
+        );
+        // SQLite's transaction already holds the only write lock; PostgreSQL takers queue on the row.
+        const lock = driver.dialect === 'postgres' ? ' FOR UPDATE' : '';
+        const [row] = await tx.all<{ tokens: number | string; refilled_at: number | string }>(
+          `SELECT tokens, refilled_at FROM request_budgets WHERE name = ?${lock}`,
+          [budget],
+        );
+        const before = { tokens: Number(row!.tokens), refilledAt: Number(row!.refilled_at) };
+        const { bucket, answer } = takeRequest(before, settings, kind, now);
+        if (answer.granted)
+          await tx.run('UPDATE request_budgets SET tokens = ?, refilled_at = ? WHERE name = ?', [
+            bucket.tokens,
+            bucket.refilledAt,
+            budget,
+          ]);
+        return answer;
+      });
+    },
+  };
 }

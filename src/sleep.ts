@@ -1,5 +1,5 @@
 /**
- * Waits at least `ms` (timers may fire a little early; the deadline is re-checked), and rejects with the
+ * msgflow's one sleep (client retries, services' polls and backoffs, the sandbox's delays): waits at least `ms` (timers may fire a little early; the deadline is re-checked), and rejects with the
  * signal's reason as soon as it is aborted.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

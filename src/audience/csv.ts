@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
 
 /** A file that is missing or unreadable cannot become readable on retry. */
 function unreadableFile(error: unknown): unknown {

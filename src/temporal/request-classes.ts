@@ -3,6 +3,7 @@
  * workers together stay under the provider's limit whichever path a call takes: the provider queue (whose
  * server-enforced rate paces campaigns) or a local activity of the workflows' worker (OTP calls, which skip a
  * round trip through the server). Calls someone waits for may use the budget's reserve; campaign calls never do.
+ * The bucket itself, shared through the store, is src/store/request-bucket.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';

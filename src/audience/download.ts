@@ -7,8 +7,8 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { type AudienceAccess, allowedUrl, internalAddressRefused, isInternalAddress } from './audience-access.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
+import { type AudienceAccess, allowedUrl, internalAddressRefused, isInternalAddress } from './access.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
 
 const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

@@ -10,7 +10,7 @@ import {
   fullBucket,
   type RequestClass,
   takeRequest,
-} from '../../src/store/request-budget.js';
+} from '../../src/store/request-bucket.js';
 
 /** Grants of requests asking at the given times (each asks again after its wait until granted). */
 function grantTimes(limit: number, asks: Array<{ at: number; kind: RequestClass }>): number[] {

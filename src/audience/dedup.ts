@@ -4,13 +4,13 @@
  * about 40 MB for a million); a worker that lacks it, or holds it for another position (a crash, another
  * worker took over, an activity retry), rebuilds it by re-reading the pages before the cursor.
  */
-import type { InvalidRecipient } from '../src/api/campaign-io.js';
-import { normalizeRecipient } from '../src/api/campaign-io.js';
-import { MAX_REPORTED_ITEMS } from '../src/api/constants.js';
-import type { AudienceFields } from '../src/api/message-template.js';
-import { maskNumber, maskText } from '../src/client/redaction.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './audience-failures.js';
-import type { PageReader } from './audience-sources.js';
+import type { InvalidRecipient } from '../api/campaign-io.js';
+import { normalizeRecipient } from '../api/campaign-io.js';
+import { MAX_REPORTED_ITEMS } from '../api/constants.js';
+import type { AudienceFields } from '../api/message-template.js';
+import { maskNumber, maskText } from '../redaction.js';
+import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
+import type { PageReader } from './sources.js';
 
 export interface ClassifiedEntries {
   /** Valid recipients seen for the first time, in the API's form (international digits). */
@@ -66,6 +66,24 @@ export interface DedupedPage extends ClassifiedEntries {
   nextCursor: string | null;
 }
 
+/**
+ * How an audience is read: its pages' reader and size, the signal that aborts the reading, what to call
+ * while earlier pages are re-read (a heartbeat), and the country local numbers are read in.
+ */
+export interface AudienceReading {
+  read: PageReader;
+  limit: number;
+  signal: AbortSignal;
+  onProgress: () => void;
+  defaultCountry?: string;
+}
+
+/** Where a page starts: its cursor, and the position of its first entry in the whole audience. */
+export interface PageStart {
+  cursor: string | null;
+  firstIndex: number;
+}
+
 interface SeenAt {
   cursor: string | null;
   seen: Set<number>;
@@ -81,21 +99,10 @@ export class AudienceDeduper {
    * The page at `cursor`, validated and without recipients seen on earlier pages. `key` names the campaign
    * and its source. `onProgress` is called while earlier pages are re-read (for heartbeats).
    */
-  page(
-    key: string,
-    read: PageReader,
-    cursor: string | null,
-    limit: number,
-    firstIndex: number,
-    signal: AbortSignal,
-    onProgress: () => void,
-    defaultCountry?: string,
-  ): Promise<DedupedPage> {
+  page(key: string, start: PageStart, reading: AudienceReading): Promise<DedupedPage> {
     // One read per campaign at a time, so an activity retry racing its abandoned attempt cannot interleave.
     const previous = this.locks.get(key) ?? Promise.resolve();
-    const next = previous
-      .catch(() => undefined)
-      .then(() => this.pageUnlocked(key, read, cursor, limit, firstIndex, signal, onProgress, defaultCountry));
+    const next = previous.catch(() => undefined).then(() => this.pageUnlocked(key, start, reading));
     this.locks.set(key, next);
     void next
       .finally(() => {
@@ -107,19 +114,14 @@ export class AudienceDeduper {
 
   private async pageUnlocked(
     key: string,
-    read: PageReader,
-    cursor: string | null,
-    limit: number,
-    firstIndex: number,
-    signal: AbortSignal,
-    onProgress: () => void,
-    defaultCountry: string | undefined,
+    { cursor, firstIndex }: PageStart,
+    reading: AudienceReading,
   ): Promise<DedupedPage> {
+    const { read, limit, signal, defaultCountry } = reading;
     let state = this.campaigns.get(key);
     // The first page starts from nothing seen, whatever an earlier campaign under this key left behind.
     if (cursor === null) state = { cursor, seen: new Set() };
-    else if (!state || state.cursor !== cursor)
-      state = await rebuild(read, cursor, limit, signal, onProgress, defaultCountry);
+    else if (!state || state.cursor !== cursor) state = await rebuild(reading, cursor);
     const page = await read(cursor, limit, signal);
     const classified = classifyEntries(page.entries, state.seen, firstIndex, defaultCountry);
     state.cursor = page.nextCursor;
@@ -142,12 +144,8 @@ export class AudienceDeduper {
 
 /** Re-reads the pages before `cursor` (with the same page size, so the cursors match) to rebuild the seen set. */
 async function rebuild(
-  read: PageReader,
+  { read, limit, signal, onProgress, defaultCountry }: AudienceReading,
   cursor: string | null,
-  limit: number,
-  signal: AbortSignal,
-  onProgress: () => void,
-  defaultCountry: string | undefined,
 ): Promise<SeenAt> {
   const seen = new Set<number>();
   let position: string | null = null;
@@ -174,11 +172,7 @@ export type ScannedPage = Pick<DedupedPage, 'recipients' | 'positions' | 'fields
  * `visit` sees each page's new recipients (to check and count their texts).
  */
 export async function scanAudience(
-  read: PageReader,
-  limit: number,
-  signal: AbortSignal,
-  onProgress: () => void,
-  defaultCountry?: string,
+  { read, limit, signal, onProgress, defaultCountry }: AudienceReading,
   visit?: (page: ScannedPage) => void,
 ): Promise<{ entries: number; valid: number; invalid: number; duplicates: number }> {
   const seen = new Set<number>();

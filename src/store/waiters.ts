@@ -1,0 +1,202 @@
+/**
+ * Waiters and outcomes: which workflows wait for which provider message, and the first final state the
+ * ingress recorded for it.
+ *
+ * The invariant: of an event and the registration of its message, whichever is written second sees the
+ * first. Both `register` and `recordEvents` first upsert the message row (`INSERT … ON CONFLICT DO UPDATE`),
+ * which takes that row's lock until commit, and only then read the other side (finals, resp. waiters). So
+ * when both run at once the second one blocks on the row until the first commits, and its later read (a new
+ * statement: under PostgreSQL's READ COMMITTED a fresh snapshot) sees the first's rows. On SQLite every
+ * write transaction is BEGIN IMMEDIATE, so they are serial anyway. Rows are upserted in id order, so two
+ * transactions locking several messages never wait for each other in a cycle.
+ */
+import { type FinalStatus, isFinalStatus } from '../api/constants.js';
+import type { Executor } from './driver.js';
+import {
+  checkId,
+  checkText,
+  chunks,
+  compare,
+  list,
+  type MessageRow,
+  outcomeOf,
+  rows,
+  type StoreContext,
+  uniqueBy,
+} from './sql.js';
+import type { FinalOutcome, MessageStore, SentMessage, StatusEventRecord, WaiterOutcomes } from './types.js';
+
+export type WaitersAndOutcomes = Pick<MessageStore, 'register' | 'recordEvents' | 'outcomes' | 'release'>;
+
+export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): WaitersAndOutcomes {
+  return {
+    async register(workflowId, messages) {
+      checkText('workflowId', workflowId, 1000);
+      messages.forEach(checkSent);
+      const unique = uniqueBy(messages, (m) => m.providerMessageId);
+      if (unique.length === 0) return [];
+      const ids = unique.map((m) => m.providerMessageId);
+      const now = Date.now();
+      return driver.transaction(async (tx) => {
+        for (const batch of chunks(unique)) {
+          await tx.run(
+            `INSERT INTO messages (provider_message_id, recipient, recipient_lookup, campaign_key, first_seen_at, last_seen_at)
+             VALUES ${rows(batch.length, 6)}
+             ON CONFLICT (provider_message_id) DO UPDATE SET
+               recipient = COALESCE(messages.recipient, excluded.recipient),
+               recipient_lookup = COALESCE(messages.recipient_lookup, excluded.recipient_lookup),
+               campaign_key = COALESCE(messages.campaign_key, excluded.campaign_key),
+               last_seen_at = excluded.last_seen_at`,
+            batch.flatMap((m) => [
+              m.providerMessageId,
+              m.number ? personal.seal(m.number, m.providerMessageId) : null,
+              m.number ? personal.lookup(m.number) : null,
+              m.campaignKey ?? null,
+              now,
+              now,
+            ]),
+          );
+          await tx.run(
+            `INSERT INTO waiters (provider_message_id, workflow_id, registered_at) VALUES ${rows(batch.length, 3)}
+             ON CONFLICT (provider_message_id, workflow_id) DO UPDATE SET
+               registered_at = CASE WHEN waiters.released_at IS NULL THEN waiters.registered_at ELSE excluded.registered_at END,
+               released_at = NULL`,
+            batch.flatMap((m) => [m.providerMessageId, workflowId, now]),
+          );
+        }
+        await hooks.afterWrite?.('register');
+        return finalsOf(tx, ids);
+      });
+    },
+
+    async recordEvents(events) {
+      events.forEach(checkEvent);
+      const folded = foldEvents(events);
+      if (folded.length === 0) return [];
+      const now = Date.now();
+      return driver.transaction(async (tx) => {
+        const finals: FinalOutcome[] = [];
+        for (const batch of chunks(folded)) {
+          const written = await tx.all<MessageRow>(
+            `INSERT INTO messages (provider_message_id, final_status, final_timestamp, final_event_id,
+               last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at)
+             VALUES ${rows(batch.length, 9)}
+             ON CONFLICT (provider_message_id) DO UPDATE SET
+               final_status = COALESCE(messages.final_status, excluded.final_status),
+               final_timestamp = CASE WHEN messages.final_status IS NULL THEN excluded.final_timestamp ELSE messages.final_timestamp END,
+               final_event_id = CASE WHEN messages.final_status IS NULL THEN excluded.final_event_id ELSE messages.final_event_id END,
+               final_recorded_at = CASE WHEN messages.final_status IS NULL THEN excluded.final_recorded_at ELSE messages.final_recorded_at END,
+               last_status = COALESCE(excluded.last_status, messages.last_status),
+               last_status_timestamp = CASE WHEN excluded.last_status IS NULL THEN messages.last_status_timestamp ELSE excluded.last_status_timestamp END,
+               last_seen_at = excluded.last_seen_at
+             RETURNING provider_message_id, final_status, final_timestamp, final_event_id`,
+            batch.flatMap((e) => [
+              e.providerMessageId,
+              e.final?.status ?? null,
+              e.final?.timestamp ?? null,
+              e.final?.eventId ?? null,
+              e.last?.status ?? null,
+              e.last?.timestamp ?? null,
+              now,
+              now,
+              e.final ? now : null,
+            ]),
+          );
+          finals.push(...written.flatMap(outcomeOf));
+        }
+        await hooks.afterWrite?.('recordEvents');
+        if (finals.length === 0) return [];
+        const byId = new Map(finals.map((f) => [f.providerMessageId, f]));
+        const waiting = new Map<string, FinalOutcome[]>();
+        for (const batch of chunks([...byId.keys()])) {
+          const found = await tx.all<{ provider_message_id: string; workflow_id: string }>(
+            `SELECT provider_message_id, workflow_id FROM waiters
+             WHERE released_at IS NULL AND provider_message_id IN (${list(batch.length)})
+             ORDER BY workflow_id, provider_message_id`,
+            batch,
+          );
+          for (const w of found) {
+            const outcomes = waiting.get(w.workflow_id) ?? [];
+            outcomes.push(byId.get(w.provider_message_id)!);
+            waiting.set(w.workflow_id, outcomes);
+          }
+        }
+        return [...waiting].map(([workflowId, outcomes]): WaiterOutcomes => ({ workflowId, outcomes }));
+      });
+    },
+
+    async outcomes(providerMessageIds) {
+      const ids = [...new Set(providerMessageIds)];
+      ids.forEach(checkId);
+      if (ids.length === 0) return [];
+      return driver.read((tx) => finalsOf(tx, ids));
+    },
+
+    async release(workflowId, providerMessageIds) {
+      checkText('workflowId', workflowId, 1000);
+      const now = Date.now();
+      if (!providerMessageIds)
+        return driver.transaction((tx) =>
+          tx.run('UPDATE waiters SET released_at = ? WHERE workflow_id = ? AND released_at IS NULL', [now, workflowId]),
+        );
+      const ids = [...new Set(providerMessageIds)];
+      ids.forEach(checkId);
+      return driver.transaction(async (tx) => {
+        let released = 0;
+        for (const batch of chunks(ids))
+          released += await tx.run(
+            `UPDATE waiters SET released_at = ?
+             WHERE workflow_id = ? AND released_at IS NULL AND provider_message_id IN (${list(batch.length)})`,
+            [now, workflowId, ...batch],
+          );
+        return released;
+      });
+    },
+  };
+}
+
+/** A message's events of one body, reduced to what one upsert writes: its first final and last other status. */
+interface FoldedEvents {
+  providerMessageId: string;
+  final?: { status: FinalStatus; timestamp: string; eventId: string | null };
+  last?: { status: string; timestamp: string };
+}
+
+function foldEvents(events: readonly StatusEventRecord[]): FoldedEvents[] {
+  const byId = new Map<string, FoldedEvents>();
+  for (const e of events) {
+    const folded = byId.get(e.providerMessageId) ?? { providerMessageId: e.providerMessageId };
+    if (isFinalStatus(e.status))
+      folded.final ??= { status: e.status, timestamp: e.timestamp, eventId: e.eventId ?? null };
+    else folded.last = { status: e.status, timestamp: e.timestamp };
+    byId.set(e.providerMessageId, folded);
+  }
+  return [...byId.values()].sort((a, b) => compare(a.providerMessageId, b.providerMessageId));
+}
+
+async function finalsOf(tx: Executor, ids: readonly string[]): Promise<FinalOutcome[]> {
+  const finals: FinalOutcome[] = [];
+  for (const batch of chunks(ids)) {
+    const found = await tx.all<MessageRow>(
+      `SELECT provider_message_id, final_status, final_timestamp, final_event_id FROM messages
+       WHERE final_status IS NOT NULL AND provider_message_id IN (${list(batch.length)})
+       ORDER BY provider_message_id`,
+      batch,
+    );
+    finals.push(...found.flatMap(outcomeOf));
+  }
+  return finals;
+}
+
+function checkSent(m: SentMessage): void {
+  checkId(m?.providerMessageId);
+  if (m.number !== undefined) checkText('number', m.number, 50);
+  if (m.campaignKey !== undefined) checkText('campaignKey', m.campaignKey, 1000);
+}
+
+function checkEvent(e: StatusEventRecord): void {
+  checkId(e?.providerMessageId);
+  checkText('status', e.status, 50);
+  checkText('timestamp', e.timestamp, 100);
+  if (e.eventId !== undefined) checkText('eventId', e.eventId, 1000);
+}
