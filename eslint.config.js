@@ -30,7 +30,7 @@ export default tseslint.config(
     files: ['**/*.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }],
-      'max-params': ['error', 9],
+      'max-params': ['error', 5],
       complexity: ['error', 21],
       'max-depth': ['error', 4],
     },
@@ -39,9 +39,13 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
-      'max-params': ['error', 5],
       complexity: ['error', 16],
     },
+  },
+  // The store's parts are factories over one driver: the returned methods are short, the factory holds them all.
+  {
+    files: ['src/store/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 140, skipBlankLines: true, skipComments: true }] },
   },
   {
     files: ['src/cli/**/*.ts', 'src/sandbox/console/pages/**/*.ts', 'src/sandbox/admin/routes.ts'],

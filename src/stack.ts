@@ -140,14 +140,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const { worker, workerRun } =
       options.startWorker === false
         ? { worker: undefined, workerRun: new Promise<void>(() => {}) }
-        : await startWorker(
-            { ...options, otpKeys },
+        : await startWorker({
+            options: { ...options, otpKeys },
             store,
-            new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }),
+            messaging: new MessagingClient({ baseUrl: sandbox.baseUrl, token, maxRetries: 0 }),
             ratePerMinute,
             cleanups,
             dataConverter,
-          );
+          });
 
     return {
       taskQueue: options.taskQueue,
@@ -172,14 +172,21 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   }
 }
 
-async function startWorker(
-  options: StackOptions,
-  store: MessageStore,
-  messaging: MessagingClient,
-  ratePerMinute: number,
-  cleanups: Array<() => Promise<unknown>>,
-  dataConverter: DataConverter,
-): Promise<{ worker: MsgflowWorker; workerRun: Promise<void> }> {
+async function startWorker({
+  options,
+  store,
+  messaging,
+  ratePerMinute,
+  cleanups,
+  dataConverter,
+}: {
+  options: StackOptions;
+  store: MessageStore;
+  messaging: MessagingClient;
+  ratePerMinute: number;
+  cleanups: Array<() => Promise<unknown>>;
+  dataConverter: DataConverter;
+}): Promise<{ worker: MsgflowWorker; workerRun: Promise<void> }> {
   const { NativeConnection } = await loadWorkerSdk("the stack's worker");
   const connection = await NativeConnection.connect({ address: options.temporal.address });
   const worker = await createMsgflowWorker({
