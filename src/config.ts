@@ -100,6 +100,7 @@ export type WorkerEnv = z.infer<typeof WorkerEnv>;
 export const OtpGuardEnv = z.object({
   MSGFLOW_OTP_GUARD_RULES: z.string().min(1).optional(),
 });
+export type OtpGuardEnv = z.infer<typeof OtpGuardEnv>;
 
 export const ProviderEnv = z.object({
   MSGFLOW_API_BASE_URL: z.url().default('http://127.0.0.1:4010/v1'),
@@ -252,21 +253,40 @@ export type MetricsEnv = z.infer<typeof MetricsEnv>;
  * PostgreSQL database. With MSGFLOW_ENCRYPTION_KEY, recipient numbers are stored encrypted, and
  * MSGFLOW_STORE_LOOKUP_KEY (its own key, kept when the encryption key rotates) keys their lookup hashes.
  */
-export const StoreEnv = z
-  .object({
-    MSGFLOW_DATABASE_URL: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL')
-      .optional(),
-    MSGFLOW_STORE_FILE: z.string().min(1).default(`${DATA_DIR}/msgflow.db`),
-    MSGFLOW_ENCRYPTION_KEY: z.string().min(1).optional(),
-    MSGFLOW_STORE_LOOKUP_KEY: base64Key.optional(),
-    /** How long a message's row is kept after its last activity (never while a workflow still waits for it). */
-    MSGFLOW_STORE_RETENTION: durationText({ min: 60 * 60 * 1000 }).default(30 * DAY_MS),
-  })
-  .refine((env) => !env.MSGFLOW_ENCRYPTION_KEY || env.MSGFLOW_STORE_LOOKUP_KEY, {
-    message:
-      'with MSGFLOW_ENCRYPTION_KEY set, the store also needs MSGFLOW_STORE_LOOKUP_KEY (base64 of 32 random bytes)',
-    path: ['MSGFLOW_STORE_LOOKUP_KEY'],
-  });
+const storeFields = {
+  MSGFLOW_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+  MSGFLOW_STORE_FILE: z.string().min(1).default(`${DATA_DIR}/msgflow.db`),
+  MSGFLOW_ENCRYPTION_KEY: z.string().min(1).optional(),
+  MSGFLOW_STORE_LOOKUP_KEY: base64Key.optional(),
+  /** How long a message's row is kept after its last activity (never while a workflow still waits for it). */
+  MSGFLOW_STORE_RETENTION: durationText({ min: 60 * 60 * 1000 }).default(30 * DAY_MS),
+};
+const lookupKeyWithEncryption = {
+  check: (env: { MSGFLOW_ENCRYPTION_KEY?: string; MSGFLOW_STORE_LOOKUP_KEY?: string }) =>
+    !env.MSGFLOW_ENCRYPTION_KEY || !!env.MSGFLOW_STORE_LOOKUP_KEY,
+  message: 'with MSGFLOW_ENCRYPTION_KEY set, the store also needs MSGFLOW_STORE_LOOKUP_KEY (base64 of 32 random bytes)',
+  path: ['MSGFLOW_STORE_LOOKUP_KEY'],
+};
+export const StoreEnv = z.object(storeFields).refine(lookupKeyWithEncryption.check, lookupKeyWithEncryption);
 export type StoreEnv = z.infer<typeof StoreEnv>;
+
+/**
+ * Everything a worker process reads (`msgflow worker`), parsed once at start and passed down: one ConfigError
+ * lists every wrong variable, and no part of the wiring goes back to the environment.
+ */
+export const WorkerSettings = z
+  .object({
+    ...TemporalEnv.shape,
+    ...WorkerEnv.shape,
+    ...ProviderEnv.shape,
+    ...OtpGuardEnv.shape,
+    ...OtpEnv.shape,
+    ...EncryptionEnv.shape,
+    ...MetricsEnv.shape,
+    ...storeFields,
+  })
+  .refine(lookupKeyWithEncryption.check, lookupKeyWithEncryption);
+export type WorkerSettings = z.infer<typeof WorkerSettings>;

@@ -29,7 +29,11 @@ export function readOtpGuardRules(file: string): OtpGuardConfig {
 
 /** The rules MSGFLOW_OTP_GUARD_RULES names, the defaults without it, or null when it says `off`. */
 export function otpGuardFromEnv(env: NodeJS.ProcessEnv = process.env): OtpGuardConfig | null {
-  const { MSGFLOW_OTP_GUARD_RULES } = parseEnv(OtpGuardEnv, env);
+  return otpGuardOf(parseEnv(OtpGuardEnv, env));
+}
+
+/** The guard's rules from settings already parsed. */
+export function otpGuardOf({ MSGFLOW_OTP_GUARD_RULES }: OtpGuardEnv): OtpGuardConfig | null {
   if (MSGFLOW_OTP_GUARD_RULES === GUARD_OFF) return null;
   return MSGFLOW_OTP_GUARD_RULES ? readOtpGuardRules(MSGFLOW_OTP_GUARD_RULES) : DEFAULT_OTP_GUARD;
 }

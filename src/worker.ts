@@ -13,19 +13,19 @@ import type { OtpGuardConfig } from './api/otp-guard.js';
 import type { AudienceAccess } from './audience/access.js';
 import { type AudienceLoaders, importAudienceLoaders } from './audience/loaders.js';
 import { MessagingClient } from './client/client.js';
-import { ConfigError, MetricsEnv, parseEnv, ProviderEnv, StoreEnv, WorkerEnv } from './config.js';
+import { ConfigError, parseEnv, WorkerEnv, WorkerSettings } from './config.js';
 import type { KeyRing } from './crypto/keyring.js';
 import { providerQueueRate, providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
 import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
-import { otpGuardFromEnv } from './otp-guard-file.js';
-import { otpSealKeyRingFromEnv } from './crypto/otp-keys.js';
+import { otpGuardOf } from './otp-guard-file.js';
+import { otpSealKeyRingOf } from './crypto/otp-keys.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
-import { dataConverterFromEnv, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
+import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
-import { type MessageStore, openMessageStore, startRetention, storeOptionsFromEnv } from './store/index.js';
+import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${sourceExtension}`, import.meta.url));
@@ -187,7 +187,10 @@ const quietBundlerLogger = {
 
 /** The folders and hosts audiences may be read from, as MSGFLOW_AUDIENCE_* set them. */
 export function audienceAccessFromEnv(env: NodeJS.ProcessEnv = process.env): AudienceAccess {
-  const settings = parseEnv(WorkerEnv, env);
+  return audienceAccessOf(parseEnv(WorkerEnv, env));
+}
+
+function audienceAccessOf(settings: WorkerEnv): AudienceAccess {
   return {
     folders: settings.MSGFLOW_AUDIENCE_DIRS,
     urlHosts: settings.MSGFLOW_AUDIENCE_URL_HOSTS,
@@ -198,37 +201,38 @@ export function audienceAccessFromEnv(env: NodeJS.ProcessEnv = process.env): Aud
 
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
-  const provider = parseEnv(ProviderEnv, env);
-  const { MSGFLOW_TASK_QUEUE, MSGFLOW_AUDIENCE_LOADERS, MSGFLOW_MAX_CACHED_WORKFLOWS } = parseEnv(WorkerEnv, env);
-  const audienceAccess = audienceAccessFromEnv(env);
-  const otpGuard = otpGuardFromEnv(env);
-  if (!provider.MSGFLOW_API_TOKEN)
+  const settings = parseEnv(WorkerSettings, env);
+  if (!settings.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
-  const dataConverter = dataConverterFromEnv(env);
+  const otpGuard = otpGuardOf(settings);
+  const dataConverter = dataConverterOf(settings);
   // Before any native connection: the runtime is created once per process.
   await installWorkerRuntime({
-    metricsAddress: parseEnv(MetricsEnv, env).MSGFLOW_WORKER_METRICS_ADDRESS,
+    metricsAddress: settings.MSGFLOW_WORKER_METRICS_ADDRESS,
     logger: createLogger('worker'),
   });
   const messaging = new MessagingClient({
-    baseUrl: provider.MSGFLOW_API_BASE_URL,
-    token: provider.MSGFLOW_API_TOKEN,
+    baseUrl: settings.MSGFLOW_API_BASE_URL,
+    token: settings.MSGFLOW_API_TOKEN,
     maxRetries: 0,
   });
-  const store = await openMessageStore(storeOptionsFromEnv(env));
+  const store = await openMessageStore(storeOptionsOf(settings));
+  // Temporal's own loader lays the TEMPORAL_* variables over a temporal.toml profile (checked above).
   const { connection, namespace } = await connectWorkerConnection(env);
   const worker = await createMsgflowWorker({
     connection,
     namespace,
-    taskQueue: MSGFLOW_TASK_QUEUE,
+    taskQueue: settings.MSGFLOW_TASK_QUEUE,
     messaging,
     store,
-    providerRatePerMinute: provider.MSGFLOW_RATE_LIMIT_PER_MINUTE,
-    audienceLoaders: MSGFLOW_AUDIENCE_LOADERS ? await importAudienceLoaders(MSGFLOW_AUDIENCE_LOADERS) : undefined,
-    audienceAccess,
-    maxCachedWorkflows: MSGFLOW_MAX_CACHED_WORKFLOWS,
+    providerRatePerMinute: settings.MSGFLOW_RATE_LIMIT_PER_MINUTE,
+    audienceLoaders: settings.MSGFLOW_AUDIENCE_LOADERS
+      ? await importAudienceLoaders(settings.MSGFLOW_AUDIENCE_LOADERS)
+      : undefined,
+    audienceAccess: audienceAccessOf(settings),
+    maxCachedWorkflows: settings.MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
-    otpKeyRing: otpSealKeyRingFromEnv(env),
+    otpKeyRing: otpSealKeyRingOf(settings),
     otpGuard,
     logger: createLogger('worker'),
   }).catch(async (error: unknown) => {
@@ -237,7 +241,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   });
   const log = createLogger('store');
   const stopRetention = startRetention(store, {
-    retentionMs: parseEnv(StoreEnv, env).MSGFLOW_STORE_RETENTION,
+    retentionMs: settings.MSGFLOW_STORE_RETENTION,
     onPurged: ({ messages, rejectedEvents, otpEvents }) => {
       if (messages || rejectedEvents || otpEvents)
         log.info('retention purged old rows', { messages, rejectedEvents, otpEvents });

@@ -17,8 +17,14 @@ export interface OtpKeys {
 
 /** The seal key ring a worker opens codes with: MSGFLOW_OTP_SEAL_KEY, else MSGFLOW_ENCRYPTION_KEY, else none. */
 export function otpSealKeyRingFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRing | undefined {
-  const { MSGFLOW_OTP_SEAL_KEY } = parseEnv(OtpEnv, env);
-  const { MSGFLOW_ENCRYPTION_KEY } = parseEnv(EncryptionEnv, env);
+  return otpSealKeyRingOf({ ...parseEnv(OtpEnv, env), ...parseEnv(EncryptionEnv, env) });
+}
+
+/** The seal key ring from settings already parsed. */
+export function otpSealKeyRingOf({
+  MSGFLOW_OTP_SEAL_KEY,
+  MSGFLOW_ENCRYPTION_KEY,
+}: OtpEnv & EncryptionEnv): KeyRing | undefined {
   const spec = MSGFLOW_OTP_SEAL_KEY ?? MSGFLOW_ENCRYPTION_KEY;
   if (!spec) return undefined;
   try {

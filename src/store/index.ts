@@ -17,7 +17,7 @@ export type * from './types.js';
 export { StoreInputError } from './types.js';
 export { StoreSchemaError } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
-export { storeOptionsFromEnv } from './from-env.js';
+export { storeOptionsFromEnv, storeOptionsOf } from './from-env.js';
 export { ARRIVAL_SPREAD_MS, budgetSettings, fullBucket, takeRequest } from './request-bucket.js';
 export { startRetention, type RetentionOptions } from './retention.js';
 export { outcomeFromStore } from './outcome.js';

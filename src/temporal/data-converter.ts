@@ -23,7 +23,10 @@ export function msgflowDataConverter(ring?: KeyRing): DataConverter {
 
 /** The key ring of MSGFLOW_ENCRYPTION_KEY, or undefined when it is not set. */
 export function keyRingFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRing | undefined {
-  const { MSGFLOW_ENCRYPTION_KEY } = parseEnv(EncryptionEnv, env);
+  return encryptionKeyRing(parseEnv(EncryptionEnv, env));
+}
+
+function encryptionKeyRing({ MSGFLOW_ENCRYPTION_KEY }: EncryptionEnv): KeyRing | undefined {
   return MSGFLOW_ENCRYPTION_KEY ? keyRingOf(MSGFLOW_ENCRYPTION_KEY) : undefined;
 }
 
@@ -37,5 +40,10 @@ export function keyRingOf(spec: string): KeyRing {
 }
 
 export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter {
-  return msgflowDataConverter(keyRingFromEnv(env));
+  return dataConverterOf(parseEnv(EncryptionEnv, env));
+}
+
+/** The data converter from settings already parsed. */
+export function dataConverterOf(settings: EncryptionEnv): DataConverter {
+  return msgflowDataConverter(encryptionKeyRing(settings));
 }

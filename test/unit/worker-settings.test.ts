@@ -1,0 +1,74 @@
+/**
+ * A worker's settings are parsed once: one schema holds every variable its parts read, one ConfigError names
+ * every wrong one, and the parts take their share from the parsed object.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  EncryptionEnv,
+  MetricsEnv,
+  OtpEnv,
+  OtpGuardEnv,
+  parseEnv,
+  ProviderEnv,
+  StoreEnv,
+  TemporalEnv,
+  WorkerEnv,
+  WorkerSettings,
+} from '../../src/config.js';
+import { generateKey } from '../../src/crypto/keyring.js';
+import { otpSealKeyRingOf } from '../../src/crypto/otp-keys.js';
+import { storeOptionsOf } from '../../src/store/index.js';
+
+const LOOKUP_KEY = Buffer.alloc(32, 7).toString('base64');
+
+describe('WorkerSettings', () => {
+  it('holds every variable of each part the worker wires', () => {
+    const parts = [TemporalEnv, WorkerEnv, ProviderEnv, OtpGuardEnv, OtpEnv, EncryptionEnv, MetricsEnv, StoreEnv];
+    const names = parts.flatMap((part) => Object.keys(part.shape));
+    expect(Object.keys(WorkerSettings.shape).sort()).toEqual([...new Set(names)].sort());
+  });
+
+  it('names every wrong variable in one error', () => {
+    const env = {
+      MSGFLOW_RATE_LIMIT_PER_MINUTE: '-1',
+      MSGFLOW_STORE_RETENTION: '1m',
+      MSGFLOW_WORKER_METRICS_ADDRESS: 'nowhere',
+      TEMPORAL_TLS_CERT: 'client.pem',
+    };
+    const error = errorOf(() => parseEnv(WorkerSettings, env));
+    expect(error).toBeInstanceOf(ConfigError);
+    for (const name of Object.keys(env)) expect(error?.message).toContain(name);
+  });
+
+  it("keeps the store's rule: an encryption key needs a lookup key", () => {
+    expect(() => parseEnv(WorkerSettings, { MSGFLOW_ENCRYPTION_KEY: generateKey() })).toThrow(
+      /MSGFLOW_STORE_LOOKUP_KEY/,
+    );
+  });
+
+  it('gives each part its share of one parse', () => {
+    const encryptionKey = generateKey();
+    const sealKey = generateKey();
+    const settings = parseEnv(WorkerSettings, {
+      MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+      MSGFLOW_STORE_LOOKUP_KEY: LOOKUP_KEY,
+      MSGFLOW_OTP_SEAL_KEY: sealKey,
+      MSGFLOW_STORE_FILE: '/tmp/worker-settings.db',
+    });
+    const store = storeOptionsOf(settings);
+    expect(store.file).toBe('/tmp/worker-settings.db');
+    expect(store.encryption?.lookupKey).toEqual(Buffer.from(LOOKUP_KEY, 'base64'));
+    // The seal key wins over the encryption key: codes and payloads rotate apart.
+    expect(otpSealKeyRingOf(settings)?.keys.get('k0')).toEqual(Buffer.from(sealKey, 'base64'));
+  });
+});
+
+function errorOf(run: () => unknown): Error | undefined {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  return undefined;
+}
