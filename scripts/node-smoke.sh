@@ -3,7 +3,8 @@
 # `msgflow dev` end to end on whichever Node.js is first on PATH (CI runs it on Node 24 and 22): starts the whole stack
 # (Temporal dev server, sandbox, ingress, worker, codec endpoint) on free loopback ports in a temporary folder of
 # its own (its .data/ never meets a checkout's), sends one SMS with `msgflow sms send --wait` and requires it to
-# be delivered, then stops the stack with SIGTERM and removes the folder. Needs the checkout's node_modules
+# be delivered, then stops the stack with SIGTERM, checks its output has no line over 1,000 characters and no
+# expected warning, and removes the folder. Needs the checkout's node_modules
 # installed for that Node and a Temporal CLI (`msgflow temporal ensure`).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,6 +14,7 @@ log=$work/dev.log
 READY_SECONDS=300
 STOP_SECONDS=30
 SEND_SECONDS=300
+MAX_LINE=1000
 dev_pid=
 
 stop_dev() {
@@ -72,3 +74,7 @@ echo "sms delivered on node $(node --version)"
 stop_dev
 grep -q '^stopping' "$log" || fail "msgflow dev did not stop in order"
 echo "msgflow dev stopped"
+# Its output stays readable: no line of kilobytes (webpack's bundle summary), no warning that is expected.
+longest=$(awk '{ if (length($0) > max) max = length($0) } END { print max + 0 }' "$log")
+[ "$longest" -le "$MAX_LINE" ] || fail "a line of $longest characters in msgflow dev's output (at most $MAX_LINE)"
+! grep -q 'No workflows registered' "$log" || fail "msgflow dev printed the provider queue's expected warning"

@@ -80,10 +80,9 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, store } = options;
   const { Worker } = await loadWorkerSdk();
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
-  // A prebuilt bundle already carries the failure converter (bundleMsgflowWorkflows).
-  const workflowSource = options.workflowBundle
-    ? { workflowBundle: options.workflowBundle }
-    : { workflowsPath: WORKFLOWS_PATH };
+  // Bundled here rather than by Worker.create, whose bundler logs webpack's whole summary as one line; the
+  // bundle carries the failure converter.
+  const workflowBundle = options.workflowBundle ?? (await bundleMsgflowWorkflows());
   const audienceSources = { audienceLoaders: options.audienceLoaders, audienceAccess: options.audienceAccess };
   const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
   // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
@@ -94,7 +93,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     namespace,
     taskQueue,
     dataConverter,
-    ...workflowSource,
+    workflowBundle,
     activities: { ...createWorkflowQueueActivities(store, audienceSources), ...otpCalls },
     interceptors: {
       activity: [requestBudgetInterceptor(gate, (type) => type in otpCalls), providerMetricsInterceptor],

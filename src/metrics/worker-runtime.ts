@@ -46,9 +46,13 @@ export async function installWorkerRuntime({ metricsAddress, logger }: WorkerRun
   }
 }
 
+/** What the SDK says of a worker without workflows: the provider queue's worker has none by design. */
+export const NO_WORKFLOWS_WARNING = 'No workflows registered, not polling for workflow tasks';
+
 /** The SDK's logger interface over msgflow's: one JSON line per entry, fields redacted the same way. */
 export function sdkLogger(logger: Logger): SdkLogger {
   const log = (level: SdkLogLevel, message: string, meta?: LogMetadata) => {
+    if (message === NO_WORKFLOWS_WARNING) return;
     const fields = meta ?? {};
     switch (level) {
       case 'TRACE':
