@@ -1,8 +1,10 @@
 /**
- * Structured JSON logs (one object per line on stderr) with redaction: secrets are always removed and
- * personal data (numbers, texts) is masked unless MSGFLOW_LOG_PERSONAL_DATA=true. Which keys hold secrets
- * and which personal data: src/redaction.ts.
+ * Structured logs through pino: one JSON object per line on stderr (or, with MSGFLOW_LOG_FORMAT=pretty, one
+ * readable line), with redaction: secrets are always removed and personal data (numbers, texts) is masked
+ * unless MSGFLOW_LOG_PERSONAL_DATA=true. Which keys hold secrets and which personal data: src/redaction.ts.
  */
+import { pino } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { keyKind } from './redaction.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -15,7 +17,7 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
 }
 
-const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'] satisfies LogLevel[];
 
 export function redact(value: unknown, showPersonalData = false, key?: string): unknown {
   const kind = keyKind(key);
@@ -29,29 +31,46 @@ export function redact(value: unknown, showPersonalData = false, key?: string): 
   return value;
 }
 
+/** `json` (the default): one object a line, for collectors; `pretty`: one readable line, for a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
 export function createLogger(
   component: string,
   {
     level = (process.env.MSGFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'info',
     showPersonalData = process.env.MSGFLOW_LOG_PERSONAL_DATA === 'true',
+    format = process.env.MSGFLOW_LOG_FORMAT === 'pretty' ? 'pretty' : 'json',
     write = (line: string) => process.stderr.write(`${line}\n`),
-  }: { level?: LogLevel; showPersonalData?: boolean; write?: (line: string) => void } = {},
+  }: { level?: LogLevel; showPersonalData?: boolean; format?: LogFormat; write?: (line: string) => void } = {},
 ): Logger {
-  const threshold = LEVELS[level] ?? LEVELS.info;
+  const toText = format === 'pretty' ? prettyLine() : (json: string) => json;
+  const logger = pino(
+    {
+      level: LEVELS.includes(level) ? level : 'info',
+      base: { component },
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    { write: (json: string) => write(toText(json).trimEnd()) },
+  );
   const log =
     (lvl: LogLevel) =>
-    (message: string, fields: LogFields = {}) => {
-      if (LEVELS[lvl] < threshold) return;
-      const entry = {
-        time: new Date().toISOString(),
-        level: lvl,
-        component,
-        message,
-        ...(redact(fields, showPersonalData) as LogFields),
-      };
-      write(JSON.stringify(entry));
-    };
+    (message: string, fields: LogFields = {}) =>
+      logger[lvl](redact(fields, showPersonalData) as LogFields, message);
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** pino-pretty on one line: time, level, `component: message`, then the fields. */
+function prettyLine(): (json: string) => string {
+  return prettyFactory({
+    messageKey: 'message',
+    messageFormat: '{component}: {message}',
+    ignore: 'component',
+    translateTime: 'SYS:HH:MM:ss.l',
+    singleLine: true,
+    colorize: process.stderr.isTTY === true,
+  });
 }
 
 /** A logger that drops everything (tests, embedded use). */

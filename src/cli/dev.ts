@@ -55,6 +55,8 @@ export function registerDevCommands(program: Command): void {
     .option('--codec-port <port>', 'codec endpoint port (decrypts payloads for the Temporal UI)', '4030')
     .option('--worker-metrics-port <port>', "worker's Prometheus metrics port", '9464')
     .action(async (options: DevOptions) => {
+      // Readable lines in a terminal; piped or collected, JSON as everywhere else.
+      if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
       const log = createLogger('dev');
       mkdirSync(DATA_DIR, { recursive: true });
       const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};

@@ -116,6 +116,28 @@ describe('createLogger', () => {
     expect(written.every((line) => line.endsWith('}\n'))).toBe(true);
   });
 
+  it('writes one readable line in the pretty format: time, level, component, message, redacted fields', () => {
+    const lines: string[] = [];
+    const logger = createLogger('worker', { format: 'pretty', write: (line) => lines.push(line) });
+    logger.warn('retention purge failed', { messages: 3, to: '+2348012345678', token: 't' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: worker: retention purge failed \{/);
+    expect(lines[0]).toContain('"messages":3');
+    expect(lines[0]).toContain('"to":"[personal]"');
+    expect(lines[0]).toContain('"token":"[redacted]"');
+    expect(lines[0]).not.toContain('2348012345678');
+  });
+
+  it('takes its format from MSGFLOW_LOG_FORMAT: pretty, or JSON for anything else', () => {
+    const lines: string[] = [];
+    vi.stubEnv('MSGFLOW_LOG_FORMAT', 'pretty');
+    createLogger('env', { write: (line) => lines.push(line) }).info('readable');
+    vi.stubEnv('MSGFLOW_LOG_FORMAT', 'yaml');
+    createLogger('env', { write: (line) => lines.push(line) }).info('json');
+    expect(lines[0]).toMatch(/INFO: env: readable$/);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 'info', component: 'env', message: 'json' });
+  });
+
   afterEach(() => {
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
