@@ -82,7 +82,7 @@ export function registerDevCommands(program: Command): void {
       const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [
         previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken(),
       ];
-      // The worker runs in this process: its runtime (JSON logs, Prometheus exporter) comes before any connection.
+      // The worker runs in this process: its runtime (logs, Prometheus exporter) comes before any connection.
       await installWorkerRuntime({
         metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`,
         logger: createLogger('worker'),

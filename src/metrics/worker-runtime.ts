@@ -1,6 +1,6 @@
 /**
  * The worker process's Temporal runtime (once per process, before any worker or native connection): the
- * SDK's logs go through msgflow's JSON logger (with its redaction), and with a metrics address the SDK's
+ * SDK's logs go through msgflow's logger (with its redaction), and with a metrics address the SDK's
  * Prometheus exporter serves its own series plus msgflow's (sends, charges, outcomes) on `/metrics`.
  */
 import { IllegalStateError, type LogLevel as SdkLogLevel, type LogMetadata } from '@temporalio/common';
@@ -49,7 +49,7 @@ export async function installWorkerRuntime({ metricsAddress, logger }: WorkerRun
 /** What the SDK says of a worker without workflows: the provider queue's worker has none by design. */
 export const NO_WORKFLOWS_WARNING = 'No workflows registered, not polling for workflow tasks';
 
-/** The SDK's logger interface over msgflow's: one JSON line per entry, fields redacted the same way. */
+/** The SDK's logger interface over msgflow's: one line per entry, fields redacted the same way. */
 export function sdkLogger(logger: Logger): SdkLogger {
   const log = (level: SdkLogLevel, message: string, meta?: LogMetadata) => {
     if (message === NO_WORKFLOWS_WARNING) return;
