@@ -30,7 +30,15 @@ describe('redact', () => {
   });
 
   it('matches whole keys only', () => {
-    const fields = { otp_id: 'otp_1', codec: 'aes', tokens_left: 3, phone_to: 'x', sender: 'ACME' };
+    const fields = {
+      otp_id: 'otp_1',
+      codec: 'aes',
+      tokens_left: 3,
+      phone_to: 'x',
+      sender: 'ACME',
+      context: 'retry',
+      message_count: 2,
+    };
     expect(redact(fields, false)).toEqual(fields);
   });
 

@@ -28,6 +28,21 @@ describe('store retention', () => {
     expect(purged).toEqual([3, 3, 3]);
   });
 
+  it('purges hourly by default, and abandons waiters after twice a retention longer than 31 days', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-23T00:00:00Z') });
+    const calls: PurgeOptions[] = [];
+    const stop = startRetention(
+      { purge: async (options) => (calls.push(options), { messages: 0, rejectedEvents: 0, otpEvents: 0 }) },
+      { retentionMs: 40 * DAY },
+    );
+    await vi.advanceTimersByTimeAsync(59 * 60_000);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.abandonWaitersRegisteredBefore!.toISOString()).toBe('2026-09-04T00:00:00.000Z');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toHaveLength(2);
+    stop();
+  });
+
   it('reports a failed purge and keeps going', async () => {
     vi.useFakeTimers();
     const errors: unknown[] = [];
