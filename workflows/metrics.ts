@@ -4,7 +4,7 @@
  */
 import { metricMeter } from '@temporalio/workflow';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
-import { METRICS } from '../src/definitions/metric-names.js';
+import { METRICS, OTP_CHANNEL_ATTEMPTS_COUNTER } from '../src/definitions/metric-names.js';
 
 /** Outcomes a workflow accepted for its messages (each message counted once, by the workflow that sent it). */
 export function countMessageOutcomes(outcomes: ReadonlyArray<Pick<MessageOutcome, 'status' | 'source'>>): void {
@@ -28,7 +28,6 @@ export function countMessageOutcomes(outcomes: ReadonlyArray<Pick<MessageOutcome
 
 /** One delivery of an OTP code, by channel and outcome (a text when its final status is heard, or at the session's end). */
 export function countOtpChannelAttempt(channel: string, outcome: string): void {
-  metricMeter
-    .createCounter(METRICS.otpChannelAttempts, 'deliveries', 'Deliveries of OTP codes, by channel and outcome')
-    .add(1, { channel, outcome });
+  const { name, unit, description } = OTP_CHANNEL_ATTEMPTS_COUNTER;
+  metricMeter.createCounter(name, unit, description).add(1, { channel, outcome });
 }

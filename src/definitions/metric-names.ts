@@ -19,3 +19,13 @@ export const METRICS = {
   otpGuardDecisions: 'msgflow_otp_guard_decisions',
   otpChannelAttempts: 'msgflow_otp_channel_attempts',
 } as const;
+
+/**
+ * OTP deliveries by channel and outcome: counted by the OTP workflow, and created at zero by the worker runtime
+ * so the dashboard's panel has a series before the first session.
+ */
+export const OTP_CHANNEL_ATTEMPTS_COUNTER = {
+  name: METRICS.otpChannelAttempts,
+  unit: 'deliveries',
+  description: 'Deliveries of OTP codes, by channel and outcome',
+} as const;

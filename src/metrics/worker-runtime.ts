@@ -5,6 +5,7 @@
  */
 import { IllegalStateError, type LogLevel as SdkLogLevel, type LogMetadata } from '@temporalio/common';
 import type { Logger as SdkLogger } from '@temporalio/worker';
+import { OTP_CHANNEL_ATTEMPTS_COUNTER } from '../definitions/metric-names.js';
 import type { Logger } from '../log.js';
 import { loadWorkerSdk } from '../temporal/worker-sdk.js';
 import { otpGuardDecisionsCounter, providerRateLimitedCounter } from './activity-interceptors.js';
@@ -37,6 +38,8 @@ export async function installWorkerRuntime({ metricsAddress, logger }: WorkerRun
     if (metricsAddress) {
       providerRateLimitedCounter(Runtime.instance().metricMeter).add(0);
       otpGuardDecisionsCounter(Runtime.instance().metricMeter).add(0);
+      const { name, unit, description } = OTP_CHANNEL_ATTEMPTS_COUNTER;
+      Runtime.instance().metricMeter.createCounter(name, unit, description).add(0);
     }
     return true;
   } catch (error) {

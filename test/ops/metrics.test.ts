@@ -119,9 +119,11 @@ describe('worker metrics and logs (msgflow worker process)', () => {
     await stack?.close();
   });
 
-  it("exports the provider's 429 counter at zero before any 429, so its dashboard panel has data", async () => {
+  it('exports the counters of rare events at zero before any, so their dashboard panels have data', async () => {
     const text = await (await fetch(metricsUrl)).text();
     expect(sample(text, 'msgflow_provider_rate_limited_total')).toBe(0);
+    expect(sample(text, 'msgflow_otp_guard_decisions_total')).toBe(0);
+    expect(sample(text, 'msgflow_otp_channel_attempts_total')).toBe(0);
   });
 
   it('exports the SDK series with msgflow’s sends, charges and final states', async () => {
