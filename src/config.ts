@@ -264,13 +264,14 @@ const storeFields = {
   /** How long a message's row is kept after its last activity (never while a workflow still waits for it). */
   MSGFLOW_STORE_RETENTION: durationText({ min: 60 * 60 * 1000 }).default(30 * DAY_MS),
 };
-const lookupKeyWithEncryption = {
-  check: (env: { MSGFLOW_ENCRYPTION_KEY?: string; MSGFLOW_STORE_LOOKUP_KEY?: string }) =>
-    !env.MSGFLOW_ENCRYPTION_KEY || !!env.MSGFLOW_STORE_LOOKUP_KEY,
+/** With MSGFLOW_ENCRYPTION_KEY set, the store seals numbers and needs a lookup key to find them. */
+const hasLookupKeyWhenEncrypted = (env: { MSGFLOW_ENCRYPTION_KEY?: string; MSGFLOW_STORE_LOOKUP_KEY?: string }) =>
+  !env.MSGFLOW_ENCRYPTION_KEY || !!env.MSGFLOW_STORE_LOOKUP_KEY;
+const missingLookupKey = {
   message: 'with MSGFLOW_ENCRYPTION_KEY set, the store also needs MSGFLOW_STORE_LOOKUP_KEY (base64 of 32 random bytes)',
   path: ['MSGFLOW_STORE_LOOKUP_KEY'],
 };
-export const StoreEnv = z.object(storeFields).refine(lookupKeyWithEncryption.check, lookupKeyWithEncryption);
+export const StoreEnv = z.object(storeFields).refine(hasLookupKeyWhenEncrypted, missingLookupKey);
 export type StoreEnv = z.infer<typeof StoreEnv>;
 
 /**
@@ -288,5 +289,5 @@ export const WorkerSettings = z
     ...MetricsEnv.shape,
     ...storeFields,
   })
-  .refine(lookupKeyWithEncryption.check, lookupKeyWithEncryption);
+  .refine(hasLookupKeyWhenEncrypted, missingLookupKey);
 export type WorkerSettings = z.infer<typeof WorkerSettings>;
