@@ -6,7 +6,7 @@
  *   services        src/starter, src/ingress, src/sandbox, src/codec-server  (independent of each other)
  *   durable logic   activities, workflows
  *   infrastructure  src/client, src/crypto, src/http, src/log.ts, src/redaction.ts, src/sleep.ts, src/config.ts,
- *                   src/optional-packages.ts, src/otp-guard-file.ts, src/store, src/temporal, src/metrics,
+ *                   src/optional-packages.ts, src/otp-guard-file.ts, src/store, src/temporal, src/metrics, src/tracing,
  *                   src/audience (reading and checking audiences: the campaign's activities and the starter's imports)
  *   contract        src/api (schemas, constants, pure rules), src/definitions (ids, queues, signals, search attributes)
  *
@@ -34,6 +34,7 @@ const INFRASTRUCTURE = [
   '^src/store/',
   '^src/temporal/',
   '^src/metrics/',
+  '^src/tracing/',
 ];
 /** Modules whose code runs inside the workflow sandbox: deterministic, no zod, no Node modules. */
 const WORKFLOW_SAFE = [

@@ -16,6 +16,7 @@ import type { AudienceLoaders } from '../src/audience/loaders.js';
 import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId } from './message-store.js';
+import { activeTraceParent } from '../src/tracing/spans.js';
 
 export interface CampaignChunkResult {
   campaignId: string;
@@ -75,9 +76,15 @@ export function createCampaignProviderActivities(
       const sent = await callProvider(() => client.sms.send(personal, { idempotencyKey, signal: signal() }));
       const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);
+      const traceParent = activeTraceParent();
       const known = await store.register(
         workflowId,
-        sent.messages.map((m) => ({ providerMessageId: m.provider_message_id, number: m.mobile_number, campaignKey })),
+        sent.messages.map((m) => ({
+          providerMessageId: m.provider_message_id,
+          number: m.mobile_number,
+          campaignKey,
+          traceParent,
+        })),
       );
       return {
         campaignId: sent.campaign_id,

@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { MessageStore } from '../src/store/index.js';
 import { outcomeFromStore } from '../src/store/outcome.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
+import { activeTraceParent } from '../src/tracing/spans.js';
 
 export interface MessageIds {
   providerMessageIds: string[];
@@ -24,9 +25,10 @@ export function createMessageStoreActivities(store: MessageStore) {
   return {
     /** Records the calling workflow as waiting for these messages; answers the outcomes already known. */
     async awaitMessages({ providerMessageIds }: MessageIds): Promise<MessageOutcome[]> {
+      const traceParent = activeTraceParent();
       const known = await store.register(
         waiter(),
-        providerMessageIds.map((providerMessageId) => ({ providerMessageId })),
+        providerMessageIds.map((providerMessageId) => ({ providerMessageId, traceParent })),
       );
       return known.map(outcomeFromStore);
     },

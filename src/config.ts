@@ -249,6 +249,21 @@ export const MetricsEnv = z.object({
 export type MetricsEnv = z.infer<typeof MetricsEnv>;
 
 /**
+ * Traces, configured by OpenTelemetry's standard variables: exported over OTLP/HTTP (JSON) when an endpoint is
+ * set, off otherwise. Other OTEL_EXPORTER_OTLP_* variables (headers, timeout) are read by the exporter itself.
+ */
+export const TracingEnv = z.object({
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://localhost:4318').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url('expected a URL such as http://localhost:4318/v1/traces').optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.literal('http/json', 'msgflow exports traces as http/json').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.literal('http/json', 'msgflow exports traces as http/json').optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none'], 'expected otlp or none').optional(),
+  OTEL_SDK_DISABLED: flag,
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+});
+export type TracingEnv = z.infer<typeof TracingEnv>;
+
+/**
  * The message store (src/store): SQLite at MSGFLOW_STORE_FILE unless MSGFLOW_DATABASE_URL names a
  * PostgreSQL database. With MSGFLOW_ENCRYPTION_KEY, recipient numbers are stored encrypted, and
  * MSGFLOW_STORE_LOOKUP_KEY (its own key, kept when the encryption key rotates) keys their lookup hashes.

@@ -30,6 +30,7 @@ import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { createMsgflowWorker, type MsgflowWorker } from './worker.js';
 import type { AudienceAccess } from './audience/access.js';
 import type { AudienceLoaders } from './audience/loaders.js';
+import { tracingClientInterceptors } from './tracing/setup.js';
 
 export const DEV_SENDERS = ['ACME', 'MSGFLOW'];
 
@@ -113,7 +114,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const dataConverter = msgflowDataConverter(options.encryptionKey ? keyRingOf(options.encryptionKey) : undefined);
     const connection = await Connection.connect({ address: options.temporal.address });
     cleanups.push(() => connection.close());
-    const temporal = new Client({ connection, namespace: options.temporal.namespace, dataConverter });
+    const temporal = new Client({
+      connection,
+      namespace: options.temporal.namespace,
+      dataConverter,
+      interceptors: tracingClientInterceptors(),
+    });
     const store = await openMessageStore(storeOptionsOf(options));
     cleanups.push(() => store.close());
 

@@ -25,6 +25,7 @@ import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
+import { startTracingFromEnv, WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/setup.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -82,7 +83,8 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // Bundled here rather than by Worker.create, whose bundler logs webpack's whole summary as one line; the
   // bundle carries the failure converter.
-  const workflowBundle = options.workflowBundle ?? (await bundleMsgflowWorkflows());
+  const tracing = workerTracing();
+  const workflowBundle = options.workflowBundle ?? (await bundleMsgflowWorkflows({ traced: tracing !== undefined }));
   const audienceSources = { audienceLoaders: options.audienceLoaders, audienceAccess: options.audienceAccess };
   const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
   // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
@@ -96,8 +98,13 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     workflowBundle,
     activities: { ...createWorkflowQueueActivities(store, audienceSources), ...otpCalls },
     interceptors: {
-      activity: [requestBudgetInterceptor(gate, (type) => type in otpCalls), providerMetricsInterceptor],
+      activity: [
+        ...(tracing?.activityInterceptors ?? []),
+        requestBudgetInterceptor(gate, (type) => type in otpCalls),
+        providerMetricsInterceptor,
+      ],
     },
+    ...(tracing ? { sinks: tracing.sinks } : {}),
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
   });
   const providerQueue = providerTaskQueue(taskQueue);
@@ -112,7 +119,9 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
       otpGuard: options.otpGuard,
       ...audienceSources,
     }),
-    interceptors: { activity: [requestBudgetInterceptor(gate), providerMetricsInterceptor] },
+    interceptors: {
+      activity: [...(tracing?.activityInterceptors ?? []), requestBudgetInterceptor(gate), providerMetricsInterceptor],
+    },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
   });
   return {
@@ -164,11 +173,18 @@ async function providerQueuePartitions(
 /** Temporal's default partitions per task queue (matching.numTaskqueueReadPartitions). */
 const SERVER_DEFAULT_PARTITIONS = 4;
 
-export async function bundleMsgflowWorkflows(): Promise<WorkflowBundle> {
+/**
+ * The workflows' bundle; `traced` (default: when this process traces) adds Temporal's OpenTelemetry workflow
+ * interceptors, whose spans reach the exporter through the worker's sink.
+ */
+export async function bundleMsgflowWorkflows({
+  traced = workerTracing() !== undefined,
+}: { traced?: boolean } = {}): Promise<WorkflowBundle> {
   const { bundleWorkflowCode } = await loadWorkerSdk('bundling the workflows');
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
+    workflowInterceptorModules: traced ? WORKFLOW_INTERCEPTOR_MODULES : [],
     logger: quietBundlerLogger,
   });
 }
@@ -201,6 +217,7 @@ function audienceAccessOf(settings: WorkerEnv): AudienceAccess {
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
   const settings = parseEnv(WorkerSettings, env);
+  startTracingFromEnv('msgflow-worker', env);
   if (!settings.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const otpGuard = otpGuardOf(settings);

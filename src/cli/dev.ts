@@ -34,6 +34,7 @@ import { keyRingOf } from '../temporal/data-converter.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
 import { generateCodecToken } from './codec.js';
 import { untilStopSignal } from './signals.js';
+import { startTracingFromEnv } from '../tracing/setup.js';
 
 interface DevOptions {
   temporalPort: string;
@@ -42,6 +43,7 @@ interface DevOptions {
   ingressPort: string;
   codecPort: string;
   workerMetricsPort: string;
+  otlpEndpoint?: string;
 }
 
 export function registerDevCommands(program: Command): void {
@@ -54,10 +56,16 @@ export function registerDevCommands(program: Command): void {
     .option('--ingress-port <port>', 'ingress port', '4020')
     .option('--codec-port <port>', 'codec endpoint port (decrypts payloads for the Temporal UI)', '4030')
     .option('--worker-metrics-port <port>', "worker's Prometheus metrics port", '9464')
+    .option(
+      '--otlp-endpoint <url>',
+      'export traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; none: off)',
+    )
     .action(async (options: DevOptions) => {
       // Readable lines in a terminal; piped or collected, JSON as everywhere else.
       if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
       const log = createLogger('dev');
+      if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
+      const tracing = startTracingFromEnv('msgflow-dev');
       mkdirSync(DATA_DIR, { recursive: true });
       const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
       const sandboxEnv = parseEnv(SandboxEnv, process.env);
@@ -155,6 +163,10 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
         MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
+        // The other commands' spans (a send from the CLI) join the same traces.
+        ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+          ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT }
+          : {}),
         ...(process.env.MSGFLOW_DATABASE_URL ? { MSGFLOW_DATABASE_URL: process.env.MSGFLOW_DATABASE_URL } : {}),
         ...(process.env.MSGFLOW_OTP_GUARD_RULES
           ? { MSGFLOW_OTP_GUARD_RULES: resolve(process.env.MSGFLOW_OTP_GUARD_RULES) }
@@ -179,6 +191,7 @@ export function registerDevCommands(program: Command): void {
           `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
           `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
           `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
+          `  Traces        ${tracing ? tracing.endpoint : 'off (--otlp-endpoint http://127.0.0.1:4318 sends them to a collector)'}`,
           `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands); Temporal profile ${DEV_TEMPORAL_PROFILE_FILE}`,
           '',
           'Try: npm run msgflow -- sms send --to 2348012345678 --sender ACME --message "hi" --wait',

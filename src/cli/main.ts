@@ -15,6 +15,7 @@ import { registerSmsCommands } from './sms.js';
 import { registerSuppressionCommands } from './suppression.js';
 import { registerTemporalCommands } from './temporal.js';
 import { registerVoiceCommands } from './voice.js';
+import { activeTracing, startTracingFromEnv } from '../tracing/setup.js';
 import { registerWorkerCommands } from './worker.js';
 
 const program = new Command('msgflow')
@@ -28,10 +29,23 @@ const program = new Command('msgflow')
   .version(packageVersion(), '-V, --version', 'print the msgflow version')
   .showHelpAfterError()
   .exitOverride()
-  // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`.
+  // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`; each traces
+  // when OTEL_EXPORTER_OTLP_ENDPOINT is set (`dev`, given --otlp-endpoint, starts its own).
   .hook('preAction', (_program, command) => {
-    if (command.name() !== 'dev') loadDevEnv();
+    const name = topLevelName(command);
+    if (name === 'dev') return;
+    loadDevEnv();
+    startTracingFromEnv(SERVICE_NAMES[name] ?? 'msgflow-cli');
   });
+
+/** The service name a command's spans carry, unless OTEL_SERVICE_NAME says otherwise. */
+const SERVICE_NAMES: Record<string, string> = { worker: 'msgflow-worker', ingress: 'msgflow-ingress' };
+
+function topLevelName(command: Command): string {
+  let top = command;
+  while (top.parent && top.parent !== program) top = top.parent;
+  return top.name();
+}
 
 /** The version in msgflow's package.json, found from this file both as source (src/cli) and built (dist/src/cli). */
 function packageVersion(): string {
@@ -62,7 +76,11 @@ registerVoiceCommands(program);
 
 try {
   await program.parseAsync(process.argv);
+  await activeTracing()?.shutdown();
 } catch (error) {
+  await activeTracing()
+    ?.shutdown()
+    .catch(() => undefined);
   if (error instanceof CommanderError) process.exit(error.exitCode);
   if (error instanceof ConfigError) {
     console.error(error.message);

@@ -33,6 +33,7 @@ import { decideRetry, type RetrySettings } from './retry-policy.js';
 import { sleep } from '../sleep.js';
 import type { z } from 'zod';
 import { requireInteger, validate } from './validation.js';
+import { inSpan, markFailed, SpanKind } from '../tracing/spans.js';
 
 export interface PipelineSettings extends RetrySettings {
   baseUrl: string;
@@ -99,7 +100,7 @@ export class RequestPipeline {
     for (let attempt = 1; ; attempt++) {
       if (options.signal?.aborted) throw options.signal.reason;
       const started = performance.now();
-      const outcome = await this.attempt(prepared, options);
+      const outcome = await this.tracedAttempt(call.route, prepared, options, attempt);
       const logEntry: LogEntry = {
         method: call.route.method,
         path: prepared.path,
@@ -243,6 +244,25 @@ export class RequestPipeline {
       idempotencyKey,
       logFields,
     };
+  }
+
+  /** An attempt in its own client span, named by the route's template (no ids or numbers from the URL). */
+  private tracedAttempt(route: Route, prepared: Prepared, options: SendOptions, attempt: number): Promise<Attempt> {
+    const attributes = {
+      'http.request.method': route.method,
+      'url.template': route.path,
+      'server.address': new URL(this.settings.baseUrl).host,
+      'http.request.resend_count': attempt - 1,
+    };
+    return inSpan(`${route.method} ${route.path}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const outcome = await this.attempt(prepared, options);
+      if (outcome.kind === 'failure') markFailed(span, outcome.error.name);
+      else {
+        span.setAttribute('http.response.status_code', outcome.status);
+        if (outcome.status >= 400) markFailed(span, String(outcome.status));
+      }
+      return outcome;
+    });
   }
 
   /** One HTTP exchange, body included, bounded by the timeout and the caller's signal. */

@@ -12,9 +12,11 @@ import { parseWebhookEvents } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type OutcomeRouter, StoreUnavailableError, TemporalUnavailableError } from './outcome-router.js';
 import type { WebhookVerifier } from './verifier.js';
+import { inSpan, markFailed, messageIdAttributes, type Span, SpanKind } from '../tracing/spans.js';
 
 export const WEBHOOK_PATH = '/webhooks/messaging';
 const RETRY_AFTER_SECONDS = 5;
+const REQUEST_ATTRIBUTES = { 'http.request.method': 'POST', 'http.route': WEBHOOK_PATH };
 
 export interface IngressHooks {
   /** Called once per request with its outcome, for metrics. */
@@ -73,60 +75,10 @@ export function createIngressApp({
     });
   }
 
-  app.post(
-    WEBHOOK_PATH,
-    express.raw({ type: () => true, limit: maxBodyBytes }),
-    async (req: Request, res: Response) => {
-      const started = performance.now();
-      const finish = (status: number, body: ErrorBody | { received: number; rejected: unknown[] }, events = 0) => {
-        hooks.onDelivery?.({
-          status,
-          code: 'code' in body ? body.code : undefined,
-          events,
-          durationMs: performance.now() - started,
-        });
-        res.status(status).json(body);
-      };
-      const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-
-      const verdict = verifier.verify(req.headers, raw);
-      if (!verdict.ok) {
-        logger.warn('webhook rejected', { reason: verdict.reason });
-        return finish(401, { code: verdict.reason, message: 'The webhook signature could not be verified' });
-      }
-
-      let json: unknown;
-      try {
-        json = JSON.parse(raw.toString('utf8'));
-      } catch {
-        json = undefined;
-      }
-      const { events, rejected } =
-        json === undefined
-          ? { events: [], rejected: [{ index: 0, reason: 'the body is not valid JSON', event: raw.toString('utf8') }] }
-          : parseWebhookEvents(json);
-
-      try {
-        await router.deliver(events, verdict.id, rejected);
-      } catch (error) {
-        if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
-        const code = error instanceof StoreUnavailableError ? 'store_unavailable' : 'temporal_unavailable';
-        logger.error(`${code}; asking the provider to redeliver`, { error, deliveryId: verdict.id });
-        res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-        return finish(503, { code, message: 'Try again later' }, events.length);
-      }
-      if (rejected.length) {
-        // Authentic but malformed: a retry would not fix it, so it is kept for an operator and acknowledged.
-        logger.warn('webhook events rejected', { deliveryId: verdict.id, rejected: rejected.length });
-        hooks.onRejectedEvents?.(rejected.length);
-      }
-      logger.debug('webhook accepted', { deliveryId: verdict.id, events: events.length });
-      finish(
-        200,
-        { received: events.length, rejected: rejected.map(({ index, reason }) => ({ index, reason })) },
-        events.length,
-      );
-    },
+  app.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: maxBodyBytes }), (req: Request, res: Response) =>
+    inSpan('POST ' + WEBHOOK_PATH, { kind: SpanKind.SERVER, attributes: REQUEST_ATTRIBUTES }, (span) =>
+      receive({ verifier, router, logger, hooks }, req, res, span),
+    ),
   );
 
   app.use((_req, res) => {
@@ -150,4 +102,69 @@ export function createIngressApp({
   };
   app.use(onError);
   return app;
+}
+
+/** One webhook delivery: verified, parsed, recorded and signalled, answered with what became of it. */
+async function receive(
+  { verifier, router, logger, hooks }: Required<Pick<IngressAppOptions, 'verifier' | 'router' | 'logger' | 'hooks'>>,
+  req: Request,
+  res: Response,
+  span: Span,
+): Promise<void> {
+  const started = performance.now();
+  const finish = (status: number, body: ErrorBody | { received: number; rejected: unknown[] }, events = 0) => {
+    span.setAttribute('http.response.status_code', status);
+    if (status >= 500) markFailed(span, 'code' in body ? body.code : String(status));
+    hooks.onDelivery?.({
+      status,
+      code: 'code' in body ? body.code : undefined,
+      events,
+      durationMs: performance.now() - started,
+    });
+    res.status(status).json(body);
+  };
+  const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+
+  const verdict = verifier.verify(req.headers, raw);
+  if (verdict.ok) span.setAttribute('msgflow.delivery_id', verdict.id);
+  if (!verdict.ok) {
+    logger.warn('webhook rejected', { reason: verdict.reason });
+    return finish(401, { code: verdict.reason, message: 'The webhook signature could not be verified' });
+  }
+
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString('utf8'));
+  } catch {
+    json = undefined;
+  }
+  const { events, rejected } =
+    json === undefined
+      ? { events: [], rejected: [{ index: 0, reason: 'the body is not valid JSON', event: raw.toString('utf8') }] }
+      : parseWebhookEvents(json);
+  span.setAttributes({
+    'msgflow.events': events.length,
+    ...messageIdAttributes(events.map((e) => e.provider_message_id)),
+  });
+
+  try {
+    await router.deliver(events, verdict.id, rejected);
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
+    const code = error instanceof StoreUnavailableError ? 'store_unavailable' : 'temporal_unavailable';
+    logger.error(`${code}; asking the provider to redeliver`, { error, deliveryId: verdict.id });
+    res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    return finish(503, { code, message: 'Try again later' }, events.length);
+  }
+  if (rejected.length) {
+    // Authentic but malformed: a retry would not fix it, so it is kept for an operator and acknowledged.
+    logger.warn('webhook events rejected', { deliveryId: verdict.id, rejected: rejected.length });
+    hooks.onRejectedEvents?.(rejected.length);
+  }
+  logger.debug('webhook accepted', { deliveryId: verdict.id, events: events.length });
+  finish(
+    200,
+    { received: events.length, rejected: rejected.map(({ index, reason }) => ({ index, reason })) },
+    events.length,
+  );
 }

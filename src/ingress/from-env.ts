@@ -9,12 +9,14 @@ import { type RunningIngress, startIngress } from './server.js';
 import { type MessageStore, openMessageStore, storeOptionsFromEnv } from '../store/index.js';
 import { outcomeRouter } from './outcome-router.js';
 import { standardWebhooksVerifier } from './verifier.js';
+import { startTracingFromEnv } from '../tracing/setup.js';
 
 export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningIngress> {
   const ingress = parseEnv(IngressEnv, env);
   if (!ingress.MSGFLOW_WEBHOOK_SECRETS?.length) {
     throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
   }
+  startTracingFromEnv('msgflow-ingress', env);
   // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
   const client = await connectClient(env, { dataConverter: dataConverterFromEnv(env) });
   const store = await openMessageStore(storeOptionsFromEnv(env));

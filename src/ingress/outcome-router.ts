@@ -14,6 +14,7 @@ import { outcomeFromStore } from '../store/outcome.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 import { GroupCommit } from './group-commit.js';
 import { sleep } from '../sleep.js';
+import { type Attributes, inSpan, linkTo, messageIdAttributes } from '../tracing/spans.js';
 
 export interface OutcomeRouter {
   /**
@@ -70,25 +71,42 @@ export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
   const { store } = options;
   const writer = new GroupCommit(store, options.groupCommitMs ?? DEFAULT_GROUP_COMMIT_MS);
   const signals = new SignalCoalescer(options);
+  async function record(
+    events: MessageStatusEvent[],
+    deliveryId: string,
+    rejected: RejectedEvent[],
+  ): Promise<WaiterOutcomes[]> {
+    try {
+      for (const r of rejected) await store.recordRejected(r.reason, r.event);
+      return await writer.record(
+        events.map((e) => ({
+          providerMessageId: e.provider_message_id,
+          status: e.status,
+          timestamp: e.timestamp,
+          eventId: deliveryId,
+        })),
+      );
+    } catch (error) {
+      throw new StoreUnavailableError(`the message store did not record the delivery: ${describe(error)}`, {
+        cause: error,
+      });
+    }
+  }
   return {
     async deliver(events, deliveryId, rejected = []) {
-      let waiting: WaiterOutcomes[];
-      try {
-        for (const r of rejected) await store.recordRejected(r.reason, r.event);
-        waiting = await writer.record(
-          events.map((e) => ({
-            providerMessageId: e.provider_message_id,
-            status: e.status,
-            timestamp: e.timestamp,
-            eventId: deliveryId,
-          })),
-        );
-      } catch (error) {
-        throw new StoreUnavailableError(`the message store did not record the delivery: ${describe(error)}`, {
-          cause: error,
-        });
-      }
-      await Promise.all(waiting.map((w) => signals.send(w.workflowId, w.outcomes.map(outcomeFromStore))));
+      const waiting = await inSpan('msgflow.ingress.record', { attributes: { 'msgflow.events': events.length } }, () =>
+        record(events, deliveryId, rejected),
+      );
+      await Promise.all(
+        waiting.map((w) =>
+          // Linked to the spans that sent these messages: from a status event to its send, and back.
+          inSpan(
+            'msgflow.ingress.signal',
+            { attributes: signalAttributes(w), links: (w.traceParents ?? []).flatMap((t) => linkTo(t)) },
+            () => signals.send(w.workflowId, w.outcomes.map(outcomeFromStore)),
+          ),
+        ),
+      );
     },
   };
 }
@@ -211,6 +229,15 @@ class SignalCoalescer {
       }
     }
   }
+}
+
+/** Enough to find the signal from a workflow or a message: the ids, a batch's first few. */
+function signalAttributes({ workflowId, outcomes }: WaiterOutcomes): Attributes {
+  return {
+    'temporal.workflow_id': workflowId,
+    'msgflow.outcomes': outcomes.length,
+    ...messageIdAttributes(outcomes.map((o) => o.providerMessageId)),
+  };
 }
 
 function describe(error: unknown): string {

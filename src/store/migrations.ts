@@ -177,4 +177,11 @@ CREATE TABLE otp_events (
 );
 ${OTP_EVENT_INDEXES}`,
   },
+  {
+    version: 7,
+    name: "each message's send span, so the ingress can link its status event to the send's trace",
+    // trace_parent: the W3C traceparent of the span that registered the message; NULL when it was not traced.
+    sqlite: 'ALTER TABLE messages ADD COLUMN trace_parent TEXT;',
+    postgres: 'ALTER TABLE messages ADD COLUMN trace_parent TEXT;',
+  },
 ];

@@ -15,6 +15,8 @@ export interface SentMessage {
   /** The recipient (E.164); stored encrypted when the store has a key ring. */
   number?: string;
   campaignKey?: string;
+  /** The W3C traceparent of the span that sent it, when traced: the ingress links the status event's span to it. */
+  traceParent?: string;
 }
 
 /** One status event as the ingress received it (already verified and validated). */
@@ -40,6 +42,8 @@ export interface FinalOutcome {
 export interface WaiterOutcomes {
   workflowId: string;
   outcomes: FinalOutcome[];
+  /** The distinct traceparents of those messages' sends; absent when none was traced. */
+  traceParents?: string[];
 }
 
 export interface Waiter {

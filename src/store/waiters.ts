@@ -40,18 +40,20 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
       return driver.transaction(async (tx) => {
         for (const batch of chunks(unique)) {
           await tx.run(
-            `INSERT INTO messages (provider_message_id, recipient, recipient_lookup, campaign_key, first_seen_at, last_seen_at)
-             VALUES ${rows(batch.length, 6)}
+            `INSERT INTO messages (provider_message_id, recipient, recipient_lookup, campaign_key, trace_parent, first_seen_at, last_seen_at)
+             VALUES ${rows(batch.length, 7)}
              ON CONFLICT (provider_message_id) DO UPDATE SET
                recipient = COALESCE(messages.recipient, excluded.recipient),
                recipient_lookup = COALESCE(messages.recipient_lookup, excluded.recipient_lookup),
                campaign_key = COALESCE(messages.campaign_key, excluded.campaign_key),
+               trace_parent = COALESCE(messages.trace_parent, excluded.trace_parent),
                last_seen_at = excluded.last_seen_at`,
             batch.flatMap((m) => [
               m.providerMessageId,
               m.number ? personal.seal(m.number, m.providerMessageId) : null,
               m.number ? personal.lookup(m.number) : null,
               m.campaignKey ?? null,
+              m.traceParent ?? null,
               now,
               now,
             ]),
@@ -76,8 +78,9 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
       const now = Date.now();
       return driver.transaction(async (tx) => {
         const finals: FinalOutcome[] = [];
+        const traceParents = new Map<string, string>();
         for (const batch of chunks(folded)) {
-          const written = await tx.all<MessageRow>(
+          const written = await tx.all<MessageRow & { trace_parent: string | null }>(
             `INSERT INTO messages (provider_message_id, final_status, final_timestamp, final_event_id,
                last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at)
              VALUES ${rows(batch.length, 9)}
@@ -89,7 +92,7 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
                last_status = COALESCE(excluded.last_status, messages.last_status),
                last_status_timestamp = CASE WHEN excluded.last_status IS NULL THEN messages.last_status_timestamp ELSE excluded.last_status_timestamp END,
                last_seen_at = excluded.last_seen_at
-             RETURNING provider_message_id, final_status, final_timestamp, final_event_id`,
+             RETURNING provider_message_id, final_status, final_timestamp, final_event_id, trace_parent`,
             batch.flatMap((e) => [
               e.providerMessageId,
               e.final?.status ?? null,
@@ -103,11 +106,12 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
             ]),
           );
           finals.push(...written.flatMap(outcomeOf));
+          for (const row of written) if (row.trace_parent) traceParents.set(row.provider_message_id, row.trace_parent);
         }
         await hooks.afterWrite?.('recordEvents');
         if (finals.length === 0) return [];
         const byId = new Map(finals.map((f) => [f.providerMessageId, f]));
-        const waiting = new Map<string, FinalOutcome[]>();
+        const waiting = new Map<string, { outcomes: FinalOutcome[]; traceParents: Set<string> }>();
         for (const batch of chunks([...byId.keys()])) {
           const found = await tx.all<{ provider_message_id: string; workflow_id: string }>(
             `SELECT provider_message_id, workflow_id FROM waiters
@@ -116,12 +120,18 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
             batch,
           );
           for (const w of found) {
-            const outcomes = waiting.get(w.workflow_id) ?? [];
-            outcomes.push(byId.get(w.provider_message_id)!);
-            waiting.set(w.workflow_id, outcomes);
+            const waiter = waiting.get(w.workflow_id) ?? { outcomes: [], traceParents: new Set<string>() };
+            waiter.outcomes.push(byId.get(w.provider_message_id)!);
+            const traceParent = traceParents.get(w.provider_message_id);
+            if (traceParent) waiter.traceParents.add(traceParent);
+            waiting.set(w.workflow_id, waiter);
           }
         }
-        return [...waiting].map(([workflowId, outcomes]): WaiterOutcomes => ({ workflowId, outcomes }));
+        return [...waiting].map(([workflowId, { outcomes, traceParents }]): WaiterOutcomes => ({
+          workflowId,
+          outcomes,
+          ...(traceParents.size ? { traceParents: [...traceParents] } : {}),
+        }));
       });
     },
 
@@ -192,6 +202,7 @@ function checkSent(m: SentMessage): void {
   checkId(m?.providerMessageId);
   if (m.number !== undefined) checkText('number', m.number, 50);
   if (m.campaignKey !== undefined) checkText('campaignKey', m.campaignKey, 1000);
+  if (m.traceParent !== undefined) checkText('traceParent', m.traceParent, 100);
 }
 
 function checkEvent(e: StatusEventRecord): void {

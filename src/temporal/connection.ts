@@ -10,6 +10,7 @@ import { Client, Connection, type ClientOptions } from '@temporalio/client';
 import { type ClientConfigProfile, loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import { ConfigError, parseEnv, TemporalEnv } from '../config.js';
 import { dataConverterFromEnv } from './data-converter.js';
+import { tracingClientInterceptors } from '../tracing/setup.js';
 
 /** What `msgflow temporal server` listens on; used when neither a variable nor a profile names a server. */
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -102,7 +103,8 @@ export async function connectionSettings(env: NodeJS.ProcessEnv = process.env): 
 
 /**
  * A `Client` for the configured namespace. Extra options (interceptors, …) pass through; the data converter
- * defaults to msgflow's from the process environment (payloads encrypted when MSGFLOW_ENCRYPTION_KEY is set).
+ * defaults to msgflow's from the process environment (payloads encrypted when MSGFLOW_ENCRYPTION_KEY is set), the
+ * interceptors to the tracing ones when this process traces.
  * The caller closes it with `client.connection.close()`.
  */
 export async function connectClient(
@@ -113,7 +115,13 @@ export async function connectClient(
   const connection = await Connection.connect(connectionOptions).catch((error: unknown) => {
     throw new TemporalUnreachableError(connectionOptions.address, error);
   });
-  return new Client({ dataConverter: dataConverterFromEnv(env), ...options, connection, namespace });
+  return new Client({
+    dataConverter: dataConverterFromEnv(env),
+    interceptors: tracingClientInterceptors(),
+    ...options,
+    connection,
+    namespace,
+  });
 }
 
 /** envconfig reads certificates as Uint8Arrays; the connections take Buffers. */

@@ -1,0 +1,147 @@
+/**
+ * Traces end to end, read back from a real Jaeger: the stack (starter, worker, workflows, ingress) exports its
+ * spans over OTLP/HTTP as a deployment configured with OTEL_EXPORTER_OTLP_ENDPOINT does. One send is one trace
+ * from the starter's call through the workflow and its activity to the provider request; the ingress's span
+ * for the message's status event is linked to that trace. No span carries the number, the text or a code.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningStack } from '../../src/stack.js';
+import { activeTracing, startTracingFromEnv, type Tracing } from '../../src/tracing/setup.js';
+import { bundleMsgflowWorkflows } from '../../src/worker.js';
+import { type JaegerSpan, type JaegerTrace, startJaeger, tagOf, type TestJaeger } from '../support/jaeger.js';
+import { startTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+
+const SERVICE = 'msgflow-tracing-test';
+
+describe('traces from a send to its status event', () => {
+  let jaeger: TestJaeger;
+  let tracing: Tracing;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    jaeger = await startJaeger();
+    tracing = startTracingFromEnv(SERVICE, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint })!;
+    stack = await startTestStack({
+      workflowBundle: await bundleMsgflowWorkflows({ traced: true }),
+      sandbox: { otpPerIpPerMinute: 10_000 },
+    });
+  }, 1_200_000);
+  afterAll(async () => {
+    await stack?.close();
+    await activeTracing()?.shutdown();
+    await jaeger?.stop();
+  });
+
+  /** The trace of the ingress's signal to `workflowId`, once exported, with the trace its link points to. */
+  async function signalAndSend(workflowId: string): Promise<{ signal: JaegerSpan; send: JaegerTrace }> {
+    return waitFor(
+      async () => {
+        await tracing.spanProcessor.forceFlush();
+        const [ingress] = await jaeger.findTraces(SERVICE, { 'temporal.workflow_id': workflowId });
+        const signal = ingress?.spans.find((s) => s.operationName === 'msgflow.ingress.signal');
+        const link = signal?.references.find((r) => r.traceID !== signal.traceID);
+        const send = link && (await jaeger.trace(link.traceID));
+        return signal && send && { signal, send };
+      },
+      `the ingress's signal to ${workflowId} and the send it links to, in Jaeger`,
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+  }
+
+  /** Whether any name, tag or log value of the trace holds `digitsOrText` (digits: as a whole number). */
+  function mentions(trace: JaegerTrace, digitsOrText: string): boolean {
+    const values = [
+      ...trace.spans.flatMap((s) => [s.operationName, ...s.tags.map((t) => t.value)]),
+      ...trace.spans.flatMap((s) => s.logs.flatMap((l) => l.fields.map((f) => f.value))),
+      ...Object.values(trace.processes).flatMap((p) => p.tags.map((t) => t.value)),
+    ].map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+    const pattern = new RegExp(`(^|\\D)${digitsOrText}(\\D|$)`);
+    return values.some((v) => pattern.test(v));
+  }
+
+  it('puts a single send in one trace, from the starter to the provider request, linked from its status event', async () => {
+    const recipient = '2348031110001';
+    const message = 'Your parcel 4711 is on its way';
+    const started = await stack.msgflow.sendSms({ recipients: [recipient], sender: 'ACME', message });
+    const result = await started.result();
+    const [sent] = result.messages;
+    expect(sent?.status).toBe('delivered');
+
+    const { signal, send } = await waitFor(
+      async () => {
+        const found = await signalAndSend(started.workflowId);
+        // The workflow's spans reach the exporter when its tasks complete: wait for the whole story.
+        return found.send.spans.some((s) => s.operationName === 'POST /sms/send') ? found : undefined;
+      },
+      'the send trace with its provider request',
+      { timeoutMs: 30_000 },
+    );
+    const byName = (name: string) => send.spans.find((s) => s.operationName === name);
+    const chain = ['StartWorkflow:sendSms', 'RunWorkflow:sendSms', 'StartActivity:sendSms', 'RunActivity:sendSms'];
+    for (const name of [...chain, 'POST /sms/send']) expect(byName(name), `${name} in the send's trace`).toBeDefined();
+    // Each a child of the one before: the starter's call is the root, the provider request the activity's child.
+    const parentOf = (span: JaegerSpan) => span.references.find((r) => r.refType === 'CHILD_OF')?.spanID;
+    expect(parentOf(byName('StartWorkflow:sendSms')!)).toBeUndefined();
+    const story = [...chain, 'POST /sms/send'];
+    for (let i = 1; i < story.length; i++)
+      expect(parentOf(byName(story[i]!)!), `${story[i]} under ${story[i - 1]}`).toBe(byName(story[i - 1]!)!.spanID);
+    expect(tagOf(byName('POST /sms/send')!, 'http.response.status_code')).toBe(202);
+
+    // The status event's span names the message and links to the activity that sent it.
+    expect(tagOf(signal, 'msgflow.provider_message_id')).toBe(sent!.provider_message_id);
+    const link = signal.references.find((r) => r.traceID === send.traceID);
+    expect(link?.spanID).toBe(byName('RunActivity:sendSms')!.spanID);
+    const ingress = (await jaeger.trace(signal.traceID))!;
+    expect(ingress.spans.map((s) => s.operationName)).toEqual(
+      expect.arrayContaining(['POST /webhooks/messaging', 'msgflow.ingress.record', 'msgflow.ingress.signal']),
+    );
+
+    for (const trace of [send, ingress]) {
+      expect(mentions(trace, recipient)).toBe(false);
+      expect(mentions(trace, message)).toBe(false);
+    }
+  });
+
+  it('puts an OTP session in one trace with its provider request, linked from its status event, without the code', async () => {
+    const recipient = '2348031110002';
+    const answer = await stack.msgflow.sendOtp({ purpose: 'login', recipient });
+    expect(answer.status).toBe('sent');
+    const [newest] = await waitFor(async () => {
+      const inbox = await stack.admin.inbox(recipient);
+      return inbox.length ? inbox : undefined;
+    }, 'the code in the sandbox inbox');
+    const code = newest!.text.match(/\b(\d{4,10})\b/)![1]!;
+
+    const { signal, send } = await waitFor(
+      async () => {
+        const found = await signalAndSend(answer.workflowId);
+        return found.send.spans.some((s) => s.operationName === 'POST /otp/send') ? found : undefined;
+      },
+      'the OTP session trace with its provider request',
+      { timeoutMs: 30_000 },
+    );
+    const names = send.spans.map((s) => s.operationName);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'UpdateWithStartWorkflow:send',
+        'HandleUpdate:send',
+        'RunActivity:sendOtpCode',
+        'POST /otp/send',
+      ]),
+    );
+    const request = send.spans.find((s) => s.operationName === 'POST /otp/send')!;
+    const activity = send.spans.find((s) => s.operationName === 'RunActivity:sendOtpCode')!;
+    expect(request.references.find((r) => r.refType === 'CHILD_OF')?.spanID).toBe(activity.spanID);
+    expect(signal.references.some((r) => r.spanID === activity.spanID)).toBe(true);
+
+    expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toMatchObject({ status: 'verified' });
+    await tracing.spanProcessor.forceFlush();
+    await new Promise((r) => setTimeout(r, 3000));
+    await tracing.spanProcessor.forceFlush();
+    const session = (await jaeger.trace(send.traceID))!;
+    console.log(JSON.stringify(session.spans.map((s) => [s.operationName, s.spanID, s.references])));
+    expect(mentions(session, recipient)).toBe(false);
+    expect(mentions(session, code)).toBe(false);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * A real Jaeger (v1.76.0, the all-in-one v2 binary; scripts/ensure-jaeger.sh builds it into the msgflow cache on
+ * first use) receiving OTLP/HTTP and keeping traces in memory, on free ports on 127.0.0.1. Tests export msgflow's
+ * spans to it and read them back through its query API, as the Jaeger UI does.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { freePort } from '../../src/temporal/dev-server.js';
+import { OutputTail } from '../../src/temporal/output-tail.js';
+import { waitFor } from './wait-for.js';
+
+/** A span as Jaeger's query API returns it. */
+export interface JaegerSpan {
+  traceID: string;
+  spanID: string;
+  operationName: string;
+  references: Array<{ refType: 'CHILD_OF' | 'FOLLOWS_FROM'; traceID: string; spanID: string }>;
+  tags: Array<{ key: string; type: string; value: unknown }>;
+  logs: Array<{ fields: Array<{ key: string; value: unknown }> }>;
+  processID: string;
+}
+
+export interface JaegerTrace {
+  traceID: string;
+  spans: JaegerSpan[];
+  processes: Record<string, { serviceName: string; tags: Array<{ key: string; value: unknown }> }>;
+}
+
+export interface TestJaeger {
+  /** Where OTLP/HTTP exporters send (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otlpEndpoint: string;
+  /** The UI and its query API. */
+  uiUrl: string;
+  /** Traces of `service` holding a span with these tags (Jaeger's tag search). */
+  findTraces(service: string, tags: Record<string, string>): Promise<JaegerTrace[]>;
+  trace(traceId: string): Promise<JaegerTrace | undefined>;
+  stop(): Promise<void>;
+}
+
+const ENSURE_JAEGER = new URL('../../scripts/ensure-jaeger.sh', import.meta.url).pathname;
+
+export async function startJaeger(): Promise<TestJaeger> {
+  const { stdout } = await promisify(execFile)('bash', [ENSURE_JAEGER], { maxBuffer: 10 * 1024 * 1024 });
+  const binary = stdout.trim();
+  const dir = await mkdtemp(join(tmpdir(), 'msgflow-jaeger-'));
+  const [otlpPort, uiPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
+  const config = {
+    service: {
+      extensions: ['jaeger_storage', 'jaeger_query'],
+      pipelines: { traces: { receivers: ['otlp'], exporters: ['jaeger_storage_exporter'] } },
+      telemetry: { metrics: { level: 'none' }, logs: { level: 'warn' } },
+    },
+    extensions: {
+      jaeger_query: {
+        storage: { traces: 'memory' },
+        http: { endpoint: `127.0.0.1:${uiPort}` },
+        grpc: { endpoint: `127.0.0.1:${grpcPort}` },
+      },
+      jaeger_storage: { backends: { memory: { memory: { max_traces: 10_000 } } } },
+    },
+    receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${otlpPort}` } } } },
+    exporters: { jaeger_storage_exporter: { trace_storage: 'memory' } },
+  };
+  await writeFile(join(dir, 'jaeger.yaml'), stringify(config));
+  const tail = new OutputTail(30);
+  // Jaeger would trace itself to localhost:4317 by default.
+  const child: ChildProcess = spawn(binary, [`--config=file:${join(dir, 'jaeger.yaml')}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', OTEL_SDK_DISABLED: 'true' },
+  });
+  tail.follow(child.stdout);
+  tail.follow(child.stderr);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', (error) => tail.push(`could not start ${binary}: ${error.message}`));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  const uiUrl = `http://127.0.0.1:${uiPort}`;
+  const api = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${uiUrl}/api/${path}`);
+    if (!response.ok) throw new Error(`Jaeger answered ${response.status} for /api/${path}: ${await response.text()}`);
+    return ((await response.json()) as { data: T }).data;
+  };
+  try {
+    await waitFor(async () => (await fetch(`${uiUrl}/api/services`)).ok, `Jaeger ready on ${uiUrl}`, {
+      timeoutMs: 60_000,
+    });
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}; its output:\n${tail}`, { cause: error });
+  }
+  return {
+    otlpEndpoint: `http://127.0.0.1:${otlpPort}`,
+    uiUrl,
+    findTraces: async (service, tags) =>
+      (await api<JaegerTrace[] | null>(
+        `traces?${new URLSearchParams({ service, tags: JSON.stringify(tags), lookback: '1h', limit: '20' })}`,
+      )) ?? [],
+    trace: async (traceId) => (await api<JaegerTrace[] | null>(`traces/${traceId}`))?.[0],
+    stop,
+  };
+}
+
+/** A span's tag value, if it has that tag. */
+export function tagOf(span: JaegerSpan, key: string): unknown {
+  return span.tags.find((t) => t.key === key)?.value;
+}
