@@ -253,8 +253,12 @@ export type MetricsEnv = z.infer<typeof MetricsEnv>;
  * set, off otherwise. Other OTEL_EXPORTER_OTLP_* variables (headers, timeout) are read by the exporter itself.
  */
 export const TracingEnv = z.object({
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://localhost:4318').optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url('expected a URL such as http://localhost:4318/v1/traces').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://localhost:4318' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://localhost:4318/v1/traces' })
+    .optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.literal('http/json', 'msgflow exports traces as http/json').optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.literal('http/json', 'msgflow exports traces as http/json').optional(),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none'], 'expected otlp or none').optional(),

@@ -25,7 +25,8 @@ import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
-import { startTracingFromEnv, WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/setup.js';
+import { startTracingFromEnv } from './tracing/setup.js';
+import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';

@@ -71,6 +71,8 @@ export {
   TemporalUnreachableError,
 } from '../temporal/connection.js';
 export { dataConverterFromEnv, keyRingOf, msgflowDataConverter } from '../temporal/data-converter.js';
+/** Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set: call before connecting. */
+export { activeTracing, startTracingFromEnv, type Tracing } from '../tracing/setup.js';
 export type { KeyRing } from '../crypto/keyring.js';
 export { TASK_QUEUES } from '../definitions/task-queues.js';
 export { ConfigError } from '../config.js';

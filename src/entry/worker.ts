@@ -15,6 +15,8 @@ export {
 export { openMessageStore, storeOptionsFromEnv, type MessageStore, type MessageStoreOptions } from '../store/index.js';
 export { connectClient } from '../temporal/connection.js';
 export { connectWorkerConnection } from '../temporal/worker-connection.js';
+/** Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set: call before connecting. */
+export { activeTracing, startTracingFromEnv, type Tracing } from '../tracing/setup.js';
 export {
   dataConverterFromEnv,
   FAILURE_CONVERTER_PATH,

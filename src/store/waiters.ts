@@ -37,25 +37,27 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
       if (unique.length === 0) return [];
       const ids = unique.map((m) => m.providerMessageId);
       const now = Date.now();
+      // Only a traced send has a traceparent to keep: an untraced one writes the statement it always did.
+      const traced = unique.some((m) => m.traceParent !== undefined);
       return driver.transaction(async (tx) => {
         for (const batch of chunks(unique)) {
           await tx.run(
-            `INSERT INTO messages (provider_message_id, recipient, recipient_lookup, campaign_key, trace_parent, first_seen_at, last_seen_at)
-             VALUES ${rows(batch.length, 7)}
+            `INSERT INTO messages (provider_message_id, recipient, recipient_lookup, campaign_key, first_seen_at, last_seen_at${traced ? ', trace_parent' : ''})
+             VALUES ${rows(batch.length, traced ? 7 : 6)}
              ON CONFLICT (provider_message_id) DO UPDATE SET
                recipient = COALESCE(messages.recipient, excluded.recipient),
                recipient_lookup = COALESCE(messages.recipient_lookup, excluded.recipient_lookup),
                campaign_key = COALESCE(messages.campaign_key, excluded.campaign_key),
-               trace_parent = COALESCE(messages.trace_parent, excluded.trace_parent),
+               ${traced ? 'trace_parent = COALESCE(messages.trace_parent, excluded.trace_parent),' : ''}
                last_seen_at = excluded.last_seen_at`,
             batch.flatMap((m) => [
               m.providerMessageId,
               m.number ? personal.seal(m.number, m.providerMessageId) : null,
               m.number ? personal.lookup(m.number) : null,
               m.campaignKey ?? null,
-              m.traceParent ?? null,
               now,
               now,
+              ...(traced ? [m.traceParent ?? null] : []),
             ]),
           );
           await tx.run(

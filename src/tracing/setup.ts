@@ -1,10 +1,9 @@
 /**
  * Turning tracing on for a process: one tracer provider exporting over OTLP/HTTP, registered globally with
- * async context and W3C trace-context propagation, and Temporal's OpenTelemetry interceptors for the clients,
- * workers and workflows that process creates. Off (nothing registered, nothing added) unless an OTLP endpoint
- * is configured.
+ * async context and W3C trace-context propagation, and Temporal's OpenTelemetry interceptor for the clients that
+ * process creates (its workers': src/tracing/worker.ts). Off (nothing registered, nothing added) unless an OTLP
+ * endpoint is configured.
  */
-import { createRequire } from 'node:module';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -12,19 +11,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ClientInterceptors } from '@temporalio/client';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
-import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { parseEnv, TracingEnv } from '../config.js';
-
-/** The workflow-side interceptors, bundled with the workflows when tracing is on. */
-export const WORKFLOW_INTERCEPTOR_MODULES = [
-  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-];
 
 export interface Tracing {
   /** Where the spans go (the OTLP traces URL). */
@@ -81,23 +69,4 @@ export function activeTracing(): Tracing | undefined {
 /** The client interceptors that start a workflow's trace (or carry the caller's) into its headers. */
 export function tracingClientInterceptors(): ClientInterceptors | undefined {
   return active ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
-}
-
-/** What a traced worker adds: activity spans, and the sink the bundled workflow interceptors export through. */
-export interface WorkerTracing {
-  activityInterceptors: ActivityInterceptorsFactory[];
-  sinks: InjectedSinks<Record<string, never>>;
-}
-
-export function workerTracing(): WorkerTracing | undefined {
-  if (!active) return undefined;
-  return {
-    activityInterceptors: [
-      (ctx) => ({
-        inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
-        outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
-      }),
-    ],
-    sinks: { exporter: makeWorkflowExporter(active.spanProcessor, active.resource) } as never,
-  };
 }

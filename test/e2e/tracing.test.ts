@@ -10,6 +10,7 @@ import { activeTracing, startTracingFromEnv, type Tracing } from '../../src/trac
 import { bundleMsgflowWorkflows } from '../../src/worker.js';
 import { type JaegerSpan, type JaegerTrace, startJaeger, tagOf, type TestJaeger } from '../support/jaeger.js';
 import { startTestStack } from '../support/stack.js';
+import { CHROMIUM } from '../console/chromium-setup.js';
 import { waitFor } from '../support/wait-for.js';
 
 const SERVICE = 'msgflow-tracing-test';
@@ -20,7 +21,7 @@ describe('traces from a send to its status event', () => {
   let stack: RunningStack;
 
   beforeAll(async () => {
-    jaeger = await startJaeger();
+    jaeger = await startJaeger({ uiAssets: process.env.MSGFLOW_JAEGER_UI_ASSETS });
     tracing = startTracingFromEnv(SERVICE, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint })!;
     stack = await startTestStack({
       workflowBundle: await bundleMsgflowWorkflows({ traced: true }),
@@ -101,7 +102,25 @@ describe('traces from a send to its status event', () => {
       expect(mentions(trace, recipient)).toBe(false);
       expect(mentions(trace, message)).toBe(false);
     }
+    if (process.env.MSGFLOW_TRACE_SCREENSHOT) await screenshotTrace(send.traceID, process.env.MSGFLOW_TRACE_SCREENSHOT);
   });
+
+  /**
+   * The docs' picture of a trace (docs/tracing): with MSGFLOW_JAEGER_UI_ASSETS naming built Jaeger UI assets and
+   * MSGFLOW_TRACE_SCREENSHOT the PNG to write, the trace's page in Jaeger's UI, in headless Chromium.
+   */
+  async function screenshotTrace(traceId: string, path: string): Promise<void> {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 640 } });
+      await page.goto(`${jaeger.uiUrl}/trace/${traceId}`);
+      await page.getByText('POST /sms/send').first().waitFor();
+      await page.screenshot({ path });
+    } finally {
+      await browser.close();
+    }
+  }
 
   it('puts an OTP session in one trace with its provider request, linked from its status event, without the code', async () => {
     const recipient = '2348031110002';

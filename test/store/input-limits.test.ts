@@ -35,6 +35,7 @@ describe.each(DIALECTS)('input limits of the message store on %s', (dialect) => 
     await limited('providerMessageId', 200, (id) => store.register('wf', [{ providerMessageId: id }]));
     await limited('number', 50, (n) => store.register('wf', [{ providerMessageId: 'm2', number: n }]));
     await limited('campaignKey', 1000, (k) => store.register('wf', [{ providerMessageId: 'm3', campaignKey: k }]));
+    await limited('traceParent', 100, (t) => store.register('wf', [{ providerMessageId: 'm3', traceParent: t }]));
     const event = { providerMessageId: 'm4', status: 'delivered', timestamp: 't' };
     await limited('status', 50, (status) => store.recordEvents([{ ...event, status }]));
     await limited('timestamp', 100, (timestamp) => store.recordEvents([{ ...event, timestamp }]));

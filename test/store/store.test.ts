@@ -102,6 +102,27 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     expect(byWorkflow).toEqual({ 'wf-a': ['m1', 'm2'], 'wf-b': ['m2'] });
   });
 
+  it("returns the distinct traceparents of each waiter's messages, the first registered one per message", async () => {
+    await fresh();
+    const [sendA, sendB, later] = ['a', 'b', 'c'].map((c) => `00-${c.repeat(32)}-${c.repeat(16)}-01`);
+    await store.register('wf-a', [
+      { providerMessageId: 'm1', traceParent: sendA },
+      { providerMessageId: 'm2', traceParent: sendA },
+      { providerMessageId: 'm3', traceParent: sendB },
+    ]);
+    // A second registration (another waiter, an activity's retry) keeps the send's traceparent.
+    await store.register('wf-b', [{ providerMessageId: 'm1', traceParent: later }, { providerMessageId: 'm4' }]);
+    const waiting = await store.recordEvents(['m1', 'm2', 'm3', 'm4'].map((id) => delivered(id)));
+    const byWorkflow = Object.fromEntries(waiting.map((w) => [w.workflowId, w.traceParents]));
+    expect(byWorkflow).toEqual({ 'wf-a': [sendA, sendB], 'wf-b': [sendA] });
+    // Messages sent without a trace: no traceparents at all.
+    await store.register('wf-c', [{ providerMessageId: 'm5' }]);
+    expect(await store.recordEvents([delivered('m5')])).toEqual([
+      { workflowId: 'wf-c', outcomes: [expect.objectContaining({ providerMessageId: 'm5' })] },
+    ]);
+    expect((await store.recordEvents([delivered('m5')]))[0]).not.toHaveProperty('traceParents');
+  });
+
   it('registering twice is harmless: one waiter, its first registration time kept', async () => {
     await fresh();
     await store.register('wf-a', [{ providerMessageId: 'm1', campaignKey: 'c1' }]);

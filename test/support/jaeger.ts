@@ -43,7 +43,11 @@ export interface TestJaeger {
 
 const ENSURE_JAEGER = new URL('../../scripts/ensure-jaeger.sh', import.meta.url).pathname;
 
-export async function startJaeger(): Promise<TestJaeger> {
+/**
+ * `uiAssets`: a folder of built Jaeger UI assets (the Go build serves a placeholder page in their stead); the
+ * query API needs none.
+ */
+export async function startJaeger({ uiAssets }: { uiAssets?: string } = {}): Promise<TestJaeger> {
   const { stdout } = await promisify(execFile)('bash', [ENSURE_JAEGER], { maxBuffer: 10 * 1024 * 1024 });
   const binary = stdout.trim();
   const dir = await mkdtemp(join(tmpdir(), 'msgflow-jaeger-'));
@@ -59,6 +63,7 @@ export async function startJaeger(): Promise<TestJaeger> {
         storage: { traces: 'memory' },
         http: { endpoint: `127.0.0.1:${uiPort}` },
         grpc: { endpoint: `127.0.0.1:${grpcPort}` },
+        ...(uiAssets ? { ui: { assets_path: uiAssets } } : {}),
       },
       jaeger_storage: { backends: { memory: { memory: { max_traces: 10_000 } } } },
     },
