@@ -16,7 +16,7 @@ import type { AudienceLoaders } from '../src/audience/loaders.js';
 import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId } from './message-store.js';
-import { activeTraceParent } from '../src/tracing/spans.js';
+import { recordSent } from '../src/tracing/spans.js';
 
 export interface CampaignChunkResult {
   campaignId: string;
@@ -76,7 +76,10 @@ export function createCampaignProviderActivities(
       const sent = await callProvider(() => client.sms.send(personal, { idempotencyKey, signal: signal() }));
       const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);
-      const traceParent = activeTraceParent();
+      const traceParent = recordSent(
+        sent.messages.map((m) => m.provider_message_id),
+        { 'msgflow.campaign_key': campaignKey },
+      );
       const known = await store.register(
         workflowId,
         sent.messages.map((m) => ({

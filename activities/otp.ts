@@ -20,7 +20,7 @@ import type { MessageStore } from '../src/store/index.js';
 import { outcomeFromStore } from '../src/store/outcome.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId } from './message-store.js';
-import { activeTraceParent } from '../src/tracing/spans.js';
+import { recordSent } from '../src/tracing/spans.js';
 
 /** What the workflow keeps of a send: no number, no text. */
 export interface SentOtp {
@@ -126,7 +126,7 @@ export function createOtpActivities(
       // Sessions started before they awaited their texts would get signals they never expect at their end.
       const known = ref?.awaitsText
         ? await store.register(callingWorkflowId(), [
-            { providerMessageId, number: sent.mobile_number, traceParent: activeTraceParent() },
+            { providerMessageId, number: sent.mobile_number, traceParent: recordSent([providerMessageId]) },
           ])
         : [];
       return {

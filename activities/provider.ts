@@ -11,7 +11,7 @@ import type { MessageStore } from '../src/store/index.js';
 import { outcomeFromStore } from '../src/store/outcome.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId } from './message-store.js';
-import { activeTraceParent } from '../src/tracing/spans.js';
+import { recordSent } from '../src/tracing/spans.js';
 
 export interface MessageStatusRecord {
   status: MessageStatus;
@@ -31,7 +31,7 @@ export function createProviderActivities(client: MessagingClient, store: Message
     /** Sends, then records the messages as awaited by the calling workflow before completing. */
     async sendSms(request: SmsSendRequest, idempotencyKey: string): Promise<SentSms> {
       const sent = await callProvider(() => client.sms.send(request, { idempotencyKey, signal: signal() }));
-      const traceParent = activeTraceParent();
+      const traceParent = recordSent(sent.messages.map((m) => m.provider_message_id));
       const known = await store.register(
         callingWorkflowId(),
         sent.messages.map((m) => ({ providerMessageId: m.provider_message_id, number: m.mobile_number, traceParent })),

@@ -92,6 +92,7 @@ export function outcomeRouter(options: OutcomeRouterOptions): OutcomeRouter {
       });
     }
   }
+
   return {
     async deliver(events, deliveryId, rejected = []) {
       const waiting = await inSpan('msgflow.ingress.record', { attributes: { 'msgflow.events': events.length } }, () =>

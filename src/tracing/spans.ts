@@ -62,6 +62,15 @@ export function activeTraceParent(): string | undefined {
   return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
 }
 
+/**
+ * Names the messages a send made on the active span (the sending activity's), and answers its traceparent to
+ * keep with them.
+ */
+export function recordSent(providerMessageIds: readonly string[], attributes: Attributes = {}): string | undefined {
+  trace.getActiveSpan()?.setAttributes({ ...messageIdAttributes(providerMessageIds), ...attributes });
+  return activeTraceParent();
+}
+
 const TRACE_PARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** A link to the span a stored `traceparent` names; none for a missing or malformed one. */

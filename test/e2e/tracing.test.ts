@@ -93,6 +93,8 @@ describe('traces from a send to its status event', () => {
     expect(tagOf(signal, 'msgflow.provider_message_id')).toBe(sent!.provider_message_id);
     const link = signal.references.find((r) => r.traceID === send.traceID);
     expect(link?.spanID).toBe(byName('RunActivity:sendSms')!.spanID);
+    // The send's trace is found by the message's id too.
+    expect(tagOf(byName('RunActivity:sendSms')!, 'msgflow.provider_message_id')).toBe(sent!.provider_message_id);
     const ingress = (await jaeger.trace(signal.traceID))!;
     expect(ingress.spans.map((s) => s.operationName)).toEqual(
       expect.arrayContaining(['POST /webhooks/messaging', 'msgflow.ingress.record', 'msgflow.ingress.signal']),

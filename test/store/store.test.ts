@@ -109,16 +109,20 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
       { providerMessageId: 'm1', traceParent: sendA },
       { providerMessageId: 'm2', traceParent: sendA },
       { providerMessageId: 'm3', traceParent: sendB },
+      // A message sent untraced beside traced ones (an activity's retry after tracing was turned on).
+      { providerMessageId: 'm6' },
     ]);
     // A second registration (another waiter, an activity's retry) keeps the send's traceparent.
     await store.register('wf-b', [{ providerMessageId: 'm1', traceParent: later }, { providerMessageId: 'm4' }]);
-    const waiting = await store.recordEvents(['m1', 'm2', 'm3', 'm4'].map((id) => delivered(id)));
+    // A message first registered untraced takes the traceparent of a traced registration after it.
+    await store.register('wf-c', [{ providerMessageId: 'm4', traceParent: later }]);
+    const waiting = await store.recordEvents(['m1', 'm2', 'm3', 'm4', 'm6'].map((id) => delivered(id)));
     const byWorkflow = Object.fromEntries(waiting.map((w) => [w.workflowId, w.traceParents]));
-    expect(byWorkflow).toEqual({ 'wf-a': [sendA, sendB], 'wf-b': [sendA] });
+    expect(byWorkflow).toEqual({ 'wf-a': [sendA, sendB], 'wf-b': [sendA, later], 'wf-c': [later] });
     // Messages sent without a trace: no traceparents at all.
-    await store.register('wf-c', [{ providerMessageId: 'm5' }]);
+    await store.register('wf-d', [{ providerMessageId: 'm5' }]);
     expect(await store.recordEvents([delivered('m5')])).toEqual([
-      { workflowId: 'wf-c', outcomes: [expect.objectContaining({ providerMessageId: 'm5' })] },
+      { workflowId: 'wf-d', outcomes: [expect.objectContaining({ providerMessageId: 'm5' })] },
     ]);
     expect((await store.recordEvents([delivered('m5')]))[0]).not.toHaveProperty('traceParents');
   });
