@@ -13,6 +13,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@op
 import type { ClientInterceptors } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { parseEnv, TracingEnv } from '../config.js';
+import { ErrorDetailsFilter } from './error-details.js';
 
 export interface Tracing {
   /** Where the spans go (the OTLP traces URL). */
@@ -45,7 +46,7 @@ export function startTracingFromEnv(serviceName: string, env: NodeJS.ProcessEnv 
   const endpoint = tracesEndpointOf(settings);
   if (!endpoint) return undefined;
   const resource = new Resource({ 'service.name': settings.OTEL_SERVICE_NAME ?? serviceName });
-  const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoint }));
+  const spanProcessor = new ErrorDetailsFilter(new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoint })));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
