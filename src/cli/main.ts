@@ -29,17 +29,15 @@ const program = new Command('msgflow')
   .version(packageVersion(), '-V, --version', 'print the msgflow version')
   .showHelpAfterError()
   .exitOverride()
-  // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`; each traces
-  // when OTEL_EXPORTER_OTLP_ENDPOINT is set (`dev`, given --otlp-endpoint, starts its own).
+  // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`. Each traces when
+  // OTEL_EXPORTER_OTLP_ENDPOINT is set: `dev`, `worker` and `ingress` start tracing under their own names.
   .hook('preAction', (_program, command) => {
     const name = topLevelName(command);
-    if (name === 'dev') return;
-    loadDevEnv();
-    startTracingFromEnv(SERVICE_NAMES[name] ?? 'msgflow-cli');
+    if (name !== 'dev') loadDevEnv();
+    if (!TRACING_ON_THEIR_OWN.has(name)) startTracingFromEnv('msgflow-cli');
   });
 
-/** The service name a command's spans carry, unless OTEL_SERVICE_NAME says otherwise. */
-const SERVICE_NAMES: Record<string, string> = { worker: 'msgflow-worker', ingress: 'msgflow-ingress' };
+const TRACING_ON_THEIR_OWN = new Set(['dev', 'worker', 'ingress']);
 
 function topLevelName(command: Command): string {
   let top = command;

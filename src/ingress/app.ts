@@ -76,7 +76,7 @@ export function createIngressApp({
   }
 
   app.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: maxBodyBytes }), (req: Request, res: Response) =>
-    inSpan('POST ' + WEBHOOK_PATH, { kind: SpanKind.SERVER, attributes: REQUEST_ATTRIBUTES }, (span) =>
+    inSpan(`POST ${WEBHOOK_PATH}`, { kind: SpanKind.SERVER, attributes: REQUEST_ATTRIBUTES }, (span) =>
       receive({ verifier, router, logger, hooks }, req, res, span),
     ),
   );
@@ -126,11 +126,11 @@ async function receive(
   const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 
   const verdict = verifier.verify(req.headers, raw);
-  if (verdict.ok) span.setAttribute('msgflow.delivery_id', verdict.id);
   if (!verdict.ok) {
     logger.warn('webhook rejected', { reason: verdict.reason });
     return finish(401, { code: verdict.reason, message: 'The webhook signature could not be verified' });
   }
+  span.setAttribute('msgflow.delivery_id', verdict.id);
 
   let json: unknown;
   try {

@@ -30,6 +30,8 @@ export interface MessageRow {
   first_seen_at: number;
   last_seen_at: number;
   final_recorded_at: number | null;
+  /** The W3C traceparent of the span that sent it; null when it was not traced. */
+  trace_parent: string | null;
 }
 
 /** The row's final outcome, as a list of none or one (for `flatMap`). */

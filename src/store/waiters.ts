@@ -82,7 +82,7 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
         const finals: FinalOutcome[] = [];
         const traceParents = new Map<string, string>();
         for (const batch of chunks(folded)) {
-          const written = await tx.all<MessageRow & { trace_parent: string | null }>(
+          const written = await tx.all<MessageRow>(
             `INSERT INTO messages (provider_message_id, final_status, final_timestamp, final_event_id,
                last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at)
              VALUES ${rows(batch.length, 9)}

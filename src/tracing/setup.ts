@@ -55,9 +55,7 @@ export function startTracingFromEnv(serviceName: string, env: NodeJS.ProcessEnv 
     endpoint,
     spanProcessor,
     resource,
-    shutdown: async () => {
-      await provider.shutdown();
-    },
+    shutdown: () => provider.shutdown(),
   };
   return active;
 }

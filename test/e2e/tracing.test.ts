@@ -34,20 +34,33 @@ describe('traces from a send to its status event', () => {
     await jaeger?.stop();
   });
 
-  /** The trace of the ingress's signal to `workflowId`, once exported, with the trace its link points to. */
-  async function signalAndSend(workflowId: string): Promise<{ signal: JaegerSpan; send: JaegerTrace }> {
+  /** Flushes this process's spans and asks Jaeger with `find` until it answers. */
+  function exported<T>(find: () => Promise<T | undefined | false>, what: string): Promise<T> {
     return waitFor(
       async () => {
         await tracing.spanProcessor.forceFlush();
-        const [ingress] = await jaeger.findTraces(SERVICE, { 'temporal.workflow_id': workflowId });
-        const signal = ingress?.spans.find((s) => s.operationName === 'msgflow.ingress.signal');
-        const link = signal?.references.find((r) => r.traceID !== signal.traceID);
-        const send = link && (await jaeger.trace(link.traceID));
-        return signal && send && { signal, send };
+        return find();
       },
-      `the ingress's signal to ${workflowId} and the send it links to, in Jaeger`,
+      `${what}, in Jaeger`,
       { timeoutMs: 30_000, intervalMs: 500 },
     );
+  }
+
+  const holds = (trace: JaegerTrace | undefined, spanName: string) =>
+    trace?.spans.some((s) => s.operationName === spanName) ?? false;
+
+  /**
+   * The ingress's signal to `workflowId` and the trace it links to, once that trace holds `request` (the
+   * workflow's spans reach the exporter as its tasks complete).
+   */
+  function signalAndSend(workflowId: string, request: string): Promise<{ signal: JaegerSpan; send: JaegerTrace }> {
+    return exported(async () => {
+      const [ingress] = await jaeger.findTraces(SERVICE, { 'temporal.workflow_id': workflowId });
+      const signal = ingress?.spans.find((s) => s.operationName === 'msgflow.ingress.signal');
+      const link = signal?.references.find((r) => r.traceID !== signal.traceID);
+      const send = link && (await jaeger.trace(link.traceID));
+      return signal && holds(send, request) && { signal, send: send! };
+    }, `the ingress's signal to ${workflowId} and the send it links to, with ${request}`);
   }
 
   /** Whether any name, tag or log value of the trace holds `digitsOrText` (digits: as a whole number). */
@@ -69,15 +82,7 @@ describe('traces from a send to its status event', () => {
     const [sent] = result.messages;
     expect(sent?.status).toBe('delivered');
 
-    const { signal, send } = await waitFor(
-      async () => {
-        const found = await signalAndSend(started.workflowId);
-        // The workflow's spans reach the exporter when its tasks complete: wait for the whole story.
-        return found.send.spans.some((s) => s.operationName === 'POST /sms/send') ? found : undefined;
-      },
-      'the send trace with its provider request',
-      { timeoutMs: 30_000 },
-    );
+    const { signal, send } = await signalAndSend(started.workflowId, 'POST /sms/send');
     const byName = (name: string) => send.spans.find((s) => s.operationName === name);
     const chain = ['StartWorkflow:sendSms', 'RunWorkflow:sendSms', 'StartActivity:sendSms', 'RunActivity:sendSms'];
     for (const name of [...chain, 'POST /sms/send']) expect(byName(name), `${name} in the send's trace`).toBeDefined();
@@ -134,14 +139,7 @@ describe('traces from a send to its status event', () => {
     }, 'the code in the sandbox inbox');
     const code = newest!.text.match(/\b(\d{4,10})\b/)![1]!;
 
-    const { signal, send } = await waitFor(
-      async () => {
-        const found = await signalAndSend(answer.workflowId);
-        return found.send.spans.some((s) => s.operationName === 'POST /otp/send') ? found : undefined;
-      },
-      'the OTP session trace with its provider request',
-      { timeoutMs: 30_000 },
-    );
+    const { signal, send } = await signalAndSend(answer.workflowId, 'POST /otp/send');
     const names = send.spans.map((s) => s.operationName);
     expect(names).toEqual(
       expect.arrayContaining([
@@ -156,12 +154,12 @@ describe('traces from a send to its status event', () => {
     expect(request.references.find((r) => r.refType === 'CHILD_OF')?.spanID).toBe(activity.spanID);
     expect(signal.references.some((r) => r.spanID === activity.spanID)).toBe(true);
 
+    // The session's own span ends with it: once verified, the whole session is one trace.
     expect(await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code })).toMatchObject({ status: 'verified' });
-    await tracing.spanProcessor.forceFlush();
-    await new Promise((r) => setTimeout(r, 3000));
-    await tracing.spanProcessor.forceFlush();
-    const session = (await jaeger.trace(send.traceID))!;
-    console.log(JSON.stringify(session.spans.map((s) => [s.operationName, s.spanID, s.references])));
+    const session = await exported(async () => {
+      const trace = await jaeger.trace(send.traceID);
+      return holds(trace, 'RunWorkflow:otpVerification') && trace;
+    }, 'the ended session in the trace of its first send');
     expect(mentions(session, recipient)).toBe(false);
     expect(mentions(session, code)).toBe(false);
   });

@@ -3,15 +3,14 @@
  * first use) receiving OTLP/HTTP and keeping traces in memory, on free ports on 127.0.0.1. Tests export msgflow's
  * spans to it and read them back through its query API, as the Jaeger UI does.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { freePort } from '../../src/temporal/dev-server.js';
-import { OutputTail } from '../../src/temporal/output-tail.js';
-import { waitFor } from './wait-for.js';
+import { startTool } from './tool-process.js';
 
 /** A span as Jaeger's query API returns it. */
 export interface JaegerSpan {
@@ -71,37 +70,21 @@ export async function startJaeger({ uiAssets }: { uiAssets?: string } = {}): Pro
     exporters: { jaeger_storage_exporter: { trace_storage: 'memory' } },
   };
   await writeFile(join(dir, 'jaeger.yaml'), stringify(config));
-  const tail = new OutputTail(30);
-  // Jaeger would trace itself to localhost:4317 by default.
-  const child: ChildProcess = spawn(binary, [`--config=file:${join(dir, 'jaeger.yaml')}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const uiUrl = `http://127.0.0.1:${uiPort}`;
+  const stop = await startTool({
+    binary,
+    args: [`--config=file:${join(dir, 'jaeger.yaml')}`],
+    dir,
+    readyUrl: `${uiUrl}/api/services`,
+    what: `Jaeger ready on ${uiUrl}`,
+    // Jaeger would trace itself to localhost:4317 by default.
     env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', OTEL_SDK_DISABLED: 'true' },
   });
-  tail.follow(child.stdout);
-  tail.follow(child.stderr);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', (error) => tail.push(`could not start ${binary}: ${error.message}`));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
-  const uiUrl = `http://127.0.0.1:${uiPort}`;
   const api = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${uiUrl}/api/${path}`);
     if (!response.ok) throw new Error(`Jaeger answered ${response.status} for /api/${path}: ${await response.text()}`);
     return ((await response.json()) as { data: T }).data;
   };
-  try {
-    await waitFor(async () => (await fetch(`${uiUrl}/api/services`)).ok, `Jaeger ready on ${uiUrl}`, {
-      timeoutMs: 60_000,
-    });
-  } catch (error) {
-    await stop();
-    throw new Error(`${(error as Error).message}; its output:\n${tail}`, { cause: error });
-  }
   return {
     otlpEndpoint: `http://127.0.0.1:${otlpPort}`,
     uiUrl,

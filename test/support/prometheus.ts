@@ -3,15 +3,13 @@
  * the given targets every second, its data in a temporary folder, on a free port on 127.0.0.1. Tests use it to
  * evaluate the Grafana dashboard's queries against what msgflow processes really export.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../../src/temporal/dev-server.js';
-import { OutputTail } from '../../src/temporal/output-tail.js';
 import { findOnPath } from '../../src/temporal/cli.js';
-import { waitFor } from './wait-for.js';
+import { startTool } from './tool-process.js';
 
 export interface ScrapeJob {
   job: string;
@@ -51,33 +49,17 @@ export async function startPrometheus(jobs: ScrapeJob[]): Promise<TestPrometheus
   await writeFile(join(dir, 'prometheus.yml'), stringify(config));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const tail = new OutputTail(30);
-  const child: ChildProcess = spawn(
+  const stop = await startTool({
     binary,
-    [
+    args: [
       `--config.file=${join(dir, 'prometheus.yml')}`,
       `--storage.tsdb.path=${join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  tail.follow(child.stdout);
-  tail.follow(child.stderr);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', (error) => tail.push(`could not start ${binary}: ${error.message}`));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(async () => (await fetch(`${url}/-/ready`)).ok, `Prometheus ready on ${url}`, { timeoutMs: 60_000 });
-  } catch (error) {
-    await stop();
-    throw new Error(`${(error as Error).message}; its output:\n${tail}`, { cause: error });
-  }
+    dir,
+    readyUrl: `${url}/-/ready`,
+    what: `Prometheus ready on ${url}`,
+  });
   const api = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${url}${path}`);
     const body = (await response.json()) as { status: string; data: T; error?: string };
