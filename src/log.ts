@@ -54,10 +54,13 @@ export function createLogger(
     },
     { write: (json: string) => write(toText(json).trimEnd()) },
   );
+  // Redaction walks every field, so an entry below the level is dropped before it: the SDK sends its debug
+  // entries (with their metadata) whatever the level.
   const log =
     (lvl: LogLevel) =>
-    (message: string, fields: LogFields = {}) =>
-      logger[lvl](redact(fields, showPersonalData) as LogFields, message);
+    (message: string, fields: LogFields = {}) => {
+      if (logger.isLevelEnabled(lvl)) logger[lvl](redact(fields, showPersonalData) as LogFields, message);
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 

@@ -100,6 +100,21 @@ describe('createLogger', () => {
     ]);
   });
 
+  it('never reads the fields of a line below its level (redaction would walk them all for nothing)', () => {
+    const { logger } = captured({ level: 'info' });
+    let reads = 0;
+    const fields = {
+      get attempt() {
+        reads += 1;
+        return 1;
+      },
+    };
+    logger.debug('below the level', fields);
+    expect(reads).toBe(0);
+    logger.info('at the level', fields);
+    expect(reads).toBe(1);
+  });
+
   it('logs everything at debug, and falls back to info for an unknown level', () => {
     const debug = captured({ level: 'debug' });
     debug.logger.debug('d');
