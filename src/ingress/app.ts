@@ -61,6 +61,8 @@ export function createIngressApp({
 }: IngressAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // The provider never revalidates an answer; an ETag would hash every response body for nothing.
+  app.disable('etag');
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
