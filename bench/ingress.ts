@@ -10,9 +10,10 @@
  * compete for the same cores). The waiting workflows are terminated at the end.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { formatTimestamp } from '../src/api/common.js';
 import { FINAL_STATUSES } from '../src/api/constants.js';
@@ -25,7 +26,10 @@ import { openMessageStore } from '../src/store/index.js';
 import { msgflowDataConverter } from '../src/temporal/data-converter.js';
 import { startBareReceiver } from './bare-receiver.js';
 import { type Benchmark, type BenchRow, round } from './harness.js';
-import { assertClean, latencyColumns, type LoadResult, runLoad, sizeFromEnv } from './load.js';
+import { assertClean, latencyColumns, type LoadResult, type SignedBody, sizeFromEnv } from './load.js';
+import { runScript } from './processes.js';
+
+const LOAD_PROCESS = fileURLToPath(new URL('./load-process.ts', import.meta.url));
 
 const SINGLE_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_EVENTS', 3000);
 /** Enough batch bodies (300) for a rate that is not over before the machine notices. */
@@ -34,11 +38,6 @@ const BATCH_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_BATCH_EVENTS', 30_000);
 const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 64);
 const BATCH_SIZE = 100;
 const WARMUP_BODIES = 200;
-
-interface SignedBody {
-  raw: string;
-  headers: Record<string, string>;
-}
 
 export const ingressBenchmark: Benchmark = {
   name: 'ingress',
@@ -100,61 +99,67 @@ export const ingressBenchmark: Benchmark = {
         return { raw, headers: { ...headers, 'content-type': 'application/json' } };
       });
     };
-    const deliver = (url: string, bodies: SignedBody[]) => async (i: number) => {
-      const { raw, headers } = bodies[i]!;
-      const response = await fetch(url, { method: 'POST', headers, body: raw });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`answered ${response.status}: ${text.slice(0, 200)}`);
+    /** POSTs every body from a process of its own (bench/load-process.ts); answers its LoadResult. */
+    const load = async (url: string, bodies: SignedBody[]): Promise<LoadResult> => {
+      const file = join(dir, 'load.json');
+      writeFileSync(file, JSON.stringify({ url, bodies }));
+      return JSON.parse(await runScript(LOAD_PROCESS, [file, String(CONCURRENCY)])) as LoadResult;
     };
-    const measure = async (name: string, url: string, bodies: SignedBody[]) => {
+    /**
+     * The load comes from a process of its own, so the CPU time this process uses meanwhile is the
+     * receiver's: the ingress with its store and Temporal client, or the bare receiver.
+     */
+    const measure = async (name: string, url: string, bodies: SignedBody[], events: number) => {
       log(`${name}: ${bodies.length} bodies`);
       signals = { count: 0, outcomes: 0 };
-      const result = await runLoad(bodies.length, CONCURRENCY, deliver(url, bodies));
+      const cpuBefore = process.cpuUsage();
+      const result = await load(url, bodies);
+      const { user, system } = process.cpuUsage(cpuBefore);
       assertClean(name, result);
-      return { result, signals };
+      return { result, signals, cpuMsPerEvent: (user + system) / 1000 / events };
     };
 
     try {
       // Warm-up: connections, JIT, the store's statements, the server's caches.
       const warmup = await prepare('warmup', WARMUP_BODIES, 1);
-      await runLoad(warmup.length, CONCURRENCY, deliver(ingress.webhookUrl, warmup));
-      await runLoad(warmup.length, CONCURRENCY, deliver(bare.url, warmup));
+      await load(ingress.webhookUrl, warmup);
+      await load(bare.url, warmup);
 
       const singleBodies = await prepare('single', SINGLE_EVENTS, 1);
-      const bareSingle = await measure('bare receiver, single-event bodies', bare.url, singleBodies);
-      const single = await measure('ingress, single-event bodies', ingress.webhookUrl, singleBodies);
+      const bareSingle = await measure('bare receiver, single-event bodies', bare.url, singleBodies, SINGLE_EVENTS);
+      const single = await measure('ingress, single-event bodies', ingress.webhookUrl, singleBodies, SINGLE_EVENTS);
       const batchBodies = await prepare('batch', BATCH_EVENTS, BATCH_SIZE);
-      const bareBatch = await measure(`bare receiver, batch bodies`, bare.url, batchBodies);
-      const batch = await measure(`ingress, batch bodies`, ingress.webhookUrl, batchBodies);
+      const bareBatch = await measure(`bare receiver, batch bodies`, bare.url, batchBodies, BATCH_EVENTS);
+      const batch = await measure(`ingress, batch bodies`, ingress.webhookUrl, batchBodies, BATCH_EVENTS);
 
-      const row = (
-        name: string,
-        { result, signals: sent }: { result: LoadResult; signals: typeof signals },
-        eventsPerBody: number,
-        ceiling?: LoadResult,
-      ): BenchRow => ({
+      type Measured = Awaited<ReturnType<typeof measure>>;
+      const row = (name: string, measured: Measured, eventsPerBody: number, bareOne?: Measured): BenchRow => ({
         case: name,
-        bodies: result.operations,
-        'events/s': round(result.perSecond * eventsPerBody),
-        'vs bare': ceiling ? `${round((result.perSecond / ceiling.perSecond) * 100)}%` : '(ceiling)',
-        ...latencyColumns(result),
-        signals: ceiling ? sent.count : '',
-        'outcomes/signal': ceiling && sent.count ? round(sent.outcomes / sent.count) : '',
+        bodies: measured.result.operations,
+        'events/s': round(measured.result.perSecond * eventsPerBody),
+        'vs bare': bareOne ? `${round((measured.result.perSecond / bareOne.result.perSecond) * 100)}%` : '(ceiling)',
+        'CPU ms/event': round(measured.cpuMsPerEvent, 3),
+        'CPU vs bare': bareOne ? `${round(measured.cpuMsPerEvent / bareOne.cpuMsPerEvent, 1)}×` : '(ceiling)',
+        ...latencyColumns(measured.result),
+        signals: bareOne ? measured.signals.count : '',
+        'outcomes/signal':
+          bareOne && measured.signals.count ? round(measured.signals.outcomes / measured.signals.count) : '',
       });
       return {
         title: `Ingress on the message-store path beside a bare receiver (${SINGLE_EVENTS} single events, ${BATCH_EVENTS} events in batches of ${BATCH_SIZE}; concurrency ${CONCURRENCY})`,
         rows: [
           row('bare receiver, single-event bodies', bareSingle, 1),
-          row('ingress, single-event bodies', single, 1, bareSingle.result),
+          row('ingress, single-event bodies', single, 1, bareSingle),
           row(`bare receiver, batch bodies of ${BATCH_SIZE}`, bareBatch, BATCH_SIZE),
-          row(`ingress, batch bodies of ${BATCH_SIZE}`, batch, BATCH_SIZE, bareBatch.result),
+          row(`ingress, batch bodies of ${BATCH_SIZE}`, batch, BATCH_SIZE, bareBatch),
         ],
         notes: [
           'accepted = HTTP 200 from the ingress: signature verified, body parsed, events recorded in the store (SQLite file, WAL), every signal acknowledged by Temporal',
           'bare receiver: a Node HTTP server that reads the body and answers 200 (no verification, no store, no Temporal), same bodies, same load generator, same concurrency',
           `each case's messages are awaited by one open workflow (as a campaign's are); the ingress coalesces its outcomes over ~${DEFAULT_COALESCE_MS} ms, and while a signal to it is in flight, into one messageOutcomes signal; no worker runs, so this is acceptance, not execution`,
           'latency is per HTTP request (a whole batch for batch bodies)',
-          'load generator, ingress, store and Temporal dev server share this process or this machine; MSGFLOW_BENCH_INGRESS_EVENTS / MSGFLOW_BENCH_INGRESS_BATCH_EVENTS / MSGFLOW_BENCH_CONCURRENCY size the run',
+          'CPU ms/event: CPU time (user + system) of the process holding the receiver (for the ingress: its store and Temporal client too; not the Temporal server) during the run ÷ the events; the load generator is a process of its own (bench/load-process.ts)',
+          'load generator, ingress, store and Temporal dev server share this machine; MSGFLOW_BENCH_INGRESS_EVENTS / MSGFLOW_BENCH_INGRESS_BATCH_EVENTS / MSGFLOW_BENCH_CONCURRENCY size the run',
         ],
       };
     } finally {

@@ -5,6 +5,12 @@
 import { performance } from 'node:perf_hooks';
 import { percentile, round } from './harness.js';
 
+/** A webhook body as the provider sends it: the raw JSON and its signature headers. */
+export interface SignedBody {
+  raw: string;
+  headers: Record<string, string>;
+}
+
 export interface LoadResult {
   operations: number;
   seconds: number;

@@ -4,11 +4,12 @@
  * local `msgflow dev`'s .data/dev.env cannot leak in. Their CPU time is read from /proc where there is one;
  * MSGFLOW_BENCH_CPU_PROFILE_DIR makes each write a V8 CPU profile there when it stops.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 /** The `msgflow` command from source, as `node --import tsx src/cli/main.ts` runs it. */
@@ -80,6 +81,14 @@ export async function startService(
     throw new Error(`${first}; its output:\n${output}`);
   }
   return { name, pid: child.pid!, ready: first, output: () => output, stop };
+}
+
+/** Runs a TypeScript script to its end in a process of its own; answers what it printed on stdout. */
+export async function runScript(script: string, args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', TSX, script, ...args], {
+    maxBuffer: 64 * 2 ** 20,
+  });
+  return stdout;
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<string>): Promise<void> {
