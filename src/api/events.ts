@@ -69,8 +69,9 @@ const BatchEnvelope = z.object({ type: z.literal(BATCH_EVENT_TYPE), events: z.ar
  * the others. A body that is neither a batch nor an event is one rejected event.
  */
 export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[]; rejected: RejectedEvent[] } {
-  const batch = BatchEnvelope.safeParse(json);
-  const candidates = batch.success ? batch.data.events : [json];
+  // Only a body that names itself a batch is parsed as one: a failed parse builds an error, for nothing.
+  const batch = isObject(json) && json.type === BATCH_EVENT_TYPE ? BatchEnvelope.safeParse(json) : undefined;
+  const candidates = batch?.success ? batch.data.events : [json];
   const events: MessageStatusEvent[] = [];
   const rejected: RejectedEvent[] = [];
   candidates.forEach((candidate, index) => {
@@ -79,4 +80,8 @@ export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[
     else rejected.push({ index, reason: z.prettifyError(parsed.error).replace(/\n/g, '; '), event: candidate });
   });
   return { events, rejected };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
