@@ -26,6 +26,7 @@ export default {
     'src/client/response.ts',
     'src/client/error-response.ts',
     'src/client/redaction.ts',
+    'src/api/json.ts',
     'src/redaction.ts',
     // The sandbox: idempotency, cursors, rate limits.
     'src/sandbox/idempotency.ts',

@@ -118,7 +118,7 @@ function ceilingRow({ mode, ceiling }: ModeResult): BenchRow {
     'history events/message': '',
     'workflow tasks/message': '',
     'workflows created': '',
-    ...cpuColumns(ceiling, {}),
+    ...cpuColumns(ceiling.cpu.sandbox),
   };
 }
 
@@ -131,7 +131,7 @@ function campaignRow({ mode, ceiling, campaign }: ModeResult): BenchRow {
     'history events/message': round(campaign.eventsPerMessage, 3),
     'workflow tasks/message': round(campaign.tasksPerMessage, 3),
     'workflows created': campaign.workflows,
-    ...cpuColumns(campaign, campaign.cpu),
+    ...cpuColumns(campaign.cpu.sandbox, campaign.cpu),
   };
 }
 
@@ -139,11 +139,14 @@ function campaignRow({ mode, ceiling, campaign }: ModeResult): BenchRow {
  * CPU milliseconds per message of the sandbox (the provider) and of each msgflow part that ran, and
  * msgflow's sum as a share of the sandbox's in the same run (target ≤ 0.5×).
  */
-function cpuColumns({ cpu }: RunFigures, parts: Record<string, number | undefined>): Omit<BenchRow, 'case'> {
+function cpuColumns(
+  sandboxSeconds: number | undefined,
+  msgflowSeconds: Record<string, number | undefined> = {},
+): Omit<BenchRow, 'case'> {
   const perMessage = (seconds: number | undefined) => (seconds === undefined ? NaN : (seconds * 1000) / RECIPIENTS);
   const shown = (ms: number) => (Number.isNaN(ms) ? '' : round(ms, 3));
-  const sandbox = perMessage(cpu.sandbox);
-  const msgflowParts = MSGFLOW_PARTS.map((part) => perMessage(parts[part]));
+  const sandbox = perMessage(sandboxSeconds);
+  const msgflowParts = MSGFLOW_PARTS.map((part) => perMessage(msgflowSeconds[part]));
   // NaN when a part did not run here (the ceiling) or /proc could not tell.
   const msgflow = msgflowParts.reduce((sum, ms) => sum + ms, 0);
   return {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { OffsetDateTime, PlusNumber } from './common.js';
 import { FINAL_STATUSES, PENDING_STATUSES } from './constants.js';
+import { isJsonObject } from './json.js';
 
 export const FinalStatus = z.enum(FINAL_STATUSES);
 export type FinalStatus = z.infer<typeof FinalStatus>;
@@ -70,7 +71,7 @@ const BatchEnvelope = z.object({ type: z.literal(BATCH_EVENT_TYPE), events: z.ar
  */
 export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[]; rejected: RejectedEvent[] } {
   // Only a body that names itself a batch is parsed as one: a failed parse builds an error, for nothing.
-  const batch = isObject(json) && json.type === BATCH_EVENT_TYPE ? BatchEnvelope.safeParse(json) : undefined;
+  const batch = isJsonObject(json) && json.type === BATCH_EVENT_TYPE ? BatchEnvelope.safeParse(json) : undefined;
   const candidates = batch?.success ? batch.data.events : [json];
   const events: MessageStatusEvent[] = [];
   const rejected: RejectedEvent[] = [];
@@ -80,8 +81,4 @@ export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[
     else rejected.push({ index, reason: z.prettifyError(parsed.error).replace(/\n/g, '; '), event: candidate });
   });
   return { events, rejected };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }

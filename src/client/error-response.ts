@@ -4,6 +4,7 @@
  * from the equivalent places.
  */
 import { ErrorDetail } from '../api/errors.js';
+import { isJsonObject } from '../api/json.js';
 import {
   type ApiErrorInit,
   AuthenticationError,
@@ -19,12 +20,6 @@ import {
   SpendCapExceededError,
   ValidationError,
 } from './errors.js';
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function firstString(...candidates: unknown[]): string | undefined {
   return candidates.find((c): c is string => typeof c === 'string' && c.length > 0);
@@ -47,8 +42,8 @@ export interface ErrorFields {
 
 /** Reads code, message and details from whatever error body the provider sent (possibly none). */
 export function readErrorBody(status: number, body: unknown): ErrorFields {
-  const root = isObject(body) ? body : {};
-  const nested = isObject(root.error) ? root.error : {};
+  const root = isJsonObject(body) ? body : {};
+  const nested = isJsonObject(root.error) ? root.error : {};
   const code = firstString(root.code, root.error_code, nested.code) ?? `http_${status}`;
   const message =
     firstString(root.message, nested.message, root.error_message, root.error, root.detail) ??

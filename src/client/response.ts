@@ -6,23 +6,20 @@
  */
 import type { z } from 'zod';
 import { paginated } from '../api/common.js';
+import { isJsonObject } from '../api/json.js';
 import type { Route } from '../api/routes.js';
 import type { ResponseMeta, WithResponse } from './options.js';
 
 export type PayloadResult = { ok: true; payload: unknown; issues: string[] } | { ok: false; reason: string };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The envelope check: the minimum a response must satisfy to be usable at all. */
 function envelopeProblem(route: Route, body: unknown): string | undefined {
-  if (!isObject(body) || !('data' in body)) return 'the response has no `data` envelope';
+  if (!isJsonObject(body) || !('data' in body)) return 'the response has no `data` envelope';
   if (route.paginated) {
     if (!Array.isArray(body.data)) return 'the list response has no `data` array';
     if (body.next_cursor !== null && typeof body.next_cursor !== 'string')
       return 'the list response has no `next_cursor`';
-  } else if (!isObject(body.data)) {
+  } else if (!isJsonObject(body.data)) {
     return 'the response `data` is not an object';
   }
   return undefined;
