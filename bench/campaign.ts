@@ -47,6 +47,8 @@ interface RunFigures {
 interface CampaignFigures extends RunFigures {
   eventsPerMessage: number;
   tasksPerMessage: number;
+  /** Outcome signals the campaign's workflow runs received. */
+  signals: number;
   workflows: number;
   runs: number;
   /** Peak resident memory of each msgflow process (MiB), over its whole life. */
@@ -83,6 +85,7 @@ export const campaignBenchmark: Benchmark = {
         ...results.flatMap(({ mode, ceiling, campaign }) => [
           cpuNote(`the ${mode} ceiling`, ceiling),
           cpuNote(`the ${mode} campaign`, campaign),
+          temporalNote(mode, campaign),
           `the ${mode} campaign: ${resourcesNote(campaign)}`,
         ]),
         ...results
@@ -160,6 +163,17 @@ function cpuColumns(
 function cpuNote(name: string, { cpu, seconds }: RunFigures): string {
   const used = Object.entries(cpu).map(([process, s]) => `${process} ${s === undefined ? '?' : round(s)}`);
   return `CPU seconds during ${name} (${round(seconds)} s wall): ${used.join(', ')}`;
+}
+
+/**
+ * What the Temporal server's CPU bought: nearly all of it goes to workflow tasks (each one persisted,
+ * matched to a poller, started and completed) and to the signals that cause most of them.
+ */
+function temporalNote(mode: Mode, { signals, tasksPerMessage, cpu }: CampaignFigures): string {
+  const tasks = Math.round(tasksPerMessage * RECIPIENTS);
+  const perTask = cpu.temporal === undefined || tasks === 0 ? '?' : `${round((cpu.temporal * 1000) / tasks, 1)} ms`;
+  const outcomesPerSignal = signals === 0 ? '?' : round(RECIPIENTS / signals, 1);
+  return `the ${mode} campaign: ${signals} outcome signals (${outcomesPerSignal} outcomes each), ${tasks} workflow tasks; Temporal server CPU ÷ workflow tasks ${perTask} (the signals' and activities' share included)`;
 }
 
 function resourcesNote({ peakMemory, storeBytes }: CampaignFigures): string {
@@ -293,6 +307,7 @@ async function campaignRun(
       perSecond: recipients / seconds,
       eventsPerMessage: history.events / recipients,
       tasksPerMessage: history.tasks / recipients,
+      signals: history.signals,
       workflows: history.workflows,
       runs: history.runs,
       cpu,
@@ -365,7 +380,7 @@ async function historyTotals(
   campaignWorkflowId: string,
   campaignRuns: number,
   warmupWorkflowId: string,
-): Promise<{ events: number; tasks: number; workflows: number; runs: number }> {
+): Promise<{ events: number; tasks: number; signals: number; workflows: number; runs: number }> {
   let executions: Array<{ workflowId: string; runId: string }> = [];
   for (let attempt = 0; attempt < 40; attempt++) {
     executions = [];
@@ -376,10 +391,18 @@ async function historyTotals(
   }
   let events = 0;
   let tasks = 0;
+  let signals = 0;
   for (const { workflowId, runId } of executions) {
     const history = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     events += history.length;
     tasks += history.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+    signals += history.filter((e) => e.workflowExecutionSignaledEventAttributes).length;
   }
-  return { events, tasks, workflows: new Set(executions.map((e) => e.workflowId)).size, runs: executions.length };
+  return {
+    events,
+    tasks,
+    signals,
+    workflows: new Set(executions.map((e) => e.workflowId)).size,
+    runs: executions.length,
+  };
 }
