@@ -8,15 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
-
-/** A file that is missing or unreadable cannot become readable on retry. */
-function unreadableFile(error: unknown): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
-    return audienceFailure(AUDIENCE_FAILURES.unavailable, `cannot read the audience file (${code})`);
-  return error;
-}
+import { AUDIENCE_FAILURES, audienceFailure, fileReadFailure as unreadableFile } from './failures.js';
 
 /** One data row: column name → field (a headerless file's columns are named column1, column2, …). */
 export type CsvRecord = Record<string, string>;
@@ -173,7 +165,8 @@ export async function readCsvFile(
 ): Promise<{ records: CsvRecord[]; end: number; eof: boolean }> {
   const rows = await parseRows(fileStream(path, start, signal), layout.delimiter, limit, start === 0);
   const end = start + (rows.at(-1)?.end ?? 0);
-  const eof = rows.length < limit || end >= (await stat(path)).size;
+  const size = (await stat(path).catch((error: unknown) => Promise.reject(unreadableFile(error)))).size;
+  const eof = rows.length < limit || end >= size;
   return { records: rows.map((r) => recordOf(r.fields, layout.columns)), end, eof };
 }
 

@@ -16,3 +16,22 @@ export const AUDIENCE_FAILURES = {
 export function audienceFailure(type: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
 }
+
+/** File errors no retry can fix, and how each is told (the path is left out: it may name a person). */
+const UNREADABLE_FILE: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of its path is not a folder',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'its name is too long',
+};
+
+/** A file error as a failure: non-retryable when no retry can fix it (a missing file, a folder), else as it is. */
+export function fileReadFailure(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const reason = code === undefined ? undefined : UNREADABLE_FILE[code];
+  if (reason === undefined) return error;
+  return audienceFailure(AUDIENCE_FAILURES.unavailable, `cannot read the audience file: ${reason} (${code})`);
+}

@@ -9,7 +9,7 @@ import type { AudienceFields } from '../api/message-template.js';
 import { type AudienceAccess, allowedFile } from './access.js';
 import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './csv.js';
 import { downloadAudience } from './download.js';
-import { AUDIENCE_FAILURES, audienceFailure } from './failures.js';
+import { AUDIENCE_FAILURES, audienceFailure, fileReadFailure } from './failures.js';
 import type { AudienceLoaders } from './loaders.js';
 
 export interface RawPage {
@@ -113,16 +113,10 @@ interface LineRead {
 
 /** Reads up to `max` non-blank lines starting at byte `start`. */
 export async function readLines(path: string, start: number, max: number, signal?: AbortSignal): Promise<LineRead> {
-  let file;
-  try {
-    file = await open(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-      throw audienceFailure(AUDIENCE_FAILURES.unavailable, `cannot read the audience file (${code})`);
-    }
-    throw error;
-  }
+  // Opening a folder succeeds; reading it fails (EISDIR): both are told the same way, and neither is retried.
+  const file = await open(path, 'r').catch((error: unknown) => {
+    throw fileReadFailure(error);
+  });
   try {
     const size = (await file.stat()).size;
     const lines: string[] = [];
@@ -154,6 +148,8 @@ export async function readLines(path: string, start: number, max: number, signal
       pendingStart += pending.length;
     }
     return { lines, end: pendingStart, eof: pendingStart >= size };
+  } catch (error) {
+    throw fileReadFailure(error);
   } finally {
     await file.close();
   }

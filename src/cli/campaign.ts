@@ -3,15 +3,10 @@
  * progress bar of per-state counts read from the campaign's `progress` query. The campaign flags are
  * shared with `msgflow schedule` (see schedule.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import {
-  isGrpcDeadlineError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { isGrpcDeadlineError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   AudienceFormat,
@@ -23,6 +18,7 @@ import {
   Weekday,
 } from '../api/campaign-io.js';
 import { parseEnv, WorkerEnv } from '../config.js';
+import type { CampaignStatus } from '../starter/campaign-status.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { Msgflow } from '../starter/index.js';
 import { InvalidWorkflowInputError } from '../starter/validate.js';
@@ -30,8 +26,11 @@ import { connectClient } from '../temporal/connection.js';
 import { addCampaignReportCommand } from './reports.js';
 import {
   CliInputError,
+  describeFailure,
   duration,
+  exitCodeOf,
   fail,
+  failWorkflow,
   invalidLine,
   type JsonFlag,
   positiveInt,
@@ -179,6 +178,7 @@ function audienceFrom(flags: CampaignFlags): Record<string, unknown> | undefined
   if (flags.file !== undefined) {
     const path = resolve(flags.file);
     if (!existsSync(path)) throw new CliInputError(`--file: no such file: ${path}`);
+    if (statSync(path).isDirectory()) throw new CliInputError(`--file: ${path} is a folder, not a file`);
     return { type: 'file', path, ...csv };
   }
   if (flags.url !== undefined) return { type: 'url', url: flags.url, ...csv };
@@ -267,7 +267,7 @@ export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => P
 const BAR_WIDTH = 24;
 const POLL_MS = 1000;
 
-export function formatProgress(p: CampaignProgress): string {
+export function formatProgress(p: CampaignProgress | CampaignStatus): string {
   const target = p.audience.total ?? p.audience.valid;
   const settled = p.sent - p.queued + p.suppressed;
   const share = target > 0 ? Math.min(1, settled / target) : p.phase === 'completed' ? 1 : 0;
@@ -304,6 +304,18 @@ export function formatResult(workflowId: string, r: CampaignResult): string[] {
   return lines;
 }
 
+/** A campaign's status: its progress line, then why it ended (when it failed) or which steps are being retried. */
+export function formatStatus(workflowId: string, s: CampaignStatus): string[] {
+  const lines = [formatProgress(s)];
+  if (s.failure) lines.push(`${workflowId} ${describeFailure(s.failure)}`);
+  for (const r of s.retrying) {
+    const why = r.lastFailure ? `: last attempt ${describeFailure(r.lastFailure)}` : '';
+    const next = r.nextAttemptAt ? ` (next at ${r.nextAttemptAt})` : '';
+    lines.push(`  retrying ${r.activity}, attempt ${r.attempt}${why}${next}`);
+  }
+  return lines;
+}
+
 /** Follows a campaign to its end, redrawing one progress line on a terminal (a line per change otherwise). */
 export async function followCampaign(run: CampaignRun, { json }: { json?: boolean } = {}): Promise<CampaignResult> {
   const tty = process.stdout.isTTY && !json;
@@ -313,7 +325,9 @@ export async function followCampaign(run: CampaignRun, { json }: { json?: boolea
   result.catch(() => undefined);
   while (!settled) {
     try {
-      const line = formatProgress(await run.progress());
+      const line = formatStatus(run.workflowId, await run.status())
+        .map((part) => part.trim())
+        .join(' · ');
       if (line !== last && !json) process.stdout.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
       last = line;
     } catch {
@@ -330,10 +344,7 @@ async function printOutcome(run: CampaignRun, flags: JsonFlag): Promise<void> {
     const result = await followCampaign(run, flags);
     printResult(flags, { workflowId: run.workflowId, ...result }, () => formatResult(run.workflowId, result));
   } catch (error) {
-    if (error instanceof WorkflowFailedError) {
-      fail(`${run.workflowId} failed: ${error.cause?.message ?? error.message}`, 1);
-    }
-    throw error;
+    failWorkflow(flags, run.workflowId, error);
   }
 }
 
@@ -375,11 +386,19 @@ export function registerCampaignCommands(program: Command): void {
   });
 
   withJson(
-    campaign.command('status <key>').description("A campaign's progress: phase, per-state counts, cost so far"),
+    campaign
+      .command('status <key>')
+      .description(
+        "A campaign's progress: phase, per-state counts, cost so far, steps being retried; for one that failed, " +
+          'timed out, was cancelled or terminated, why (exit status 3 or 4, or 1)',
+      ),
   ).action(async (key: string, flags: JsonFlag) => {
     await withMsgflow(async (msgflow) => {
       const run = msgflow.campaign(key);
-      printProgress(run, await run.progress(), flags);
+      const status = await run.status();
+      printResult(flags, { workflowId: run.workflowId, ...status }, () => formatStatus(run.workflowId, status));
+      // A campaign that ended without completing is a failed command, with the exit status of its cause.
+      if (status.failure) process.exitCode = exitCodeOf(status.failure);
     });
   });
 

@@ -5,7 +5,18 @@
 import { type Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { InvalidRecipient } from '../api/campaign-io.js';
 import { DurationError, parseDuration } from '../api/duration.js';
+import type { FailureReason } from '../api/failure-reason.js';
+import { explainFailure, isRefusal } from '../starter/failures.js';
 import type { StartedWorkflow } from '../starter/started-workflow.js';
+
+/**
+ * Exit statuses of every command (docs/configuration.md lists them; `otp verify` and `otp send` give 3 and 4
+ * their own meaning, see otp.ts): 1 the operation failed, 2 bad input or configuration, 3 refused for a reason
+ * no retry fixes (the provider refused, the audience cannot be read, too little balance), 4 timed out,
+ * cancelled or terminated before it finished.
+ */
+export const EXIT_CODES = { failed: 1, badInput: 2, refused: 3, stopped: 4 } as const;
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 /** Bad command-line input: printed as is, exit code 2. */
 export class CliInputError extends Error {
@@ -13,12 +24,34 @@ export class CliInputError extends Error {
 }
 
 /**
- * Ends the command with `message` on stderr and `exitCode` (2: bad input, 1: the operation failed), without
- * the usage text commander would add: the message says what is wrong.
+ * Ends the command with `message` on stderr and `exitCode` (see EXIT_CODES), without the usage text commander
+ * would add: the message says what is wrong.
  */
-export function fail(message: string, exitCode: 1 | 2): never {
-  console.error(exitCode === 2 ? `${message}\n(see --help for the options)` : message);
+export function fail(message: string, exitCode: ExitCode): never {
+  console.error(exitCode === EXIT_CODES.badInput ? `${message}\n(see --help for the options)` : message);
   throw new CommanderError(exitCode, 'msgflow.failed', message);
+}
+
+/** The exit status a workflow's failure ends a command with. */
+export function exitCodeOf(reason: FailureReason): ExitCode {
+  if (reason.status !== 'failed') return EXIT_CODES.stopped;
+  return isRefusal(reason) ? EXIT_CODES.refused : EXIT_CODES.failed;
+}
+
+/** `failed: sender_not_approved — The sender "NOPE" is not approved for this account` (the status first). */
+export function describeFailure(reason: FailureReason): string {
+  return `${reason.status}: ${reason.kind} — ${reason.message}`;
+}
+
+/**
+ * Ends the command for a workflow that failed, with its root cause on stderr (and `{workflowId, failure}` on
+ * stdout with --json) and the exit status of its kind. Errors that are no workflow's failure are rethrown.
+ */
+export function failWorkflow(flags: JsonFlag, workflowId: string, error: unknown): never {
+  const reason = explainFailure(error);
+  if (!reason) throw error;
+  if (flags.json) console.log(JSON.stringify({ workflowId, failure: reason }, null, 2));
+  fail(`${workflowId} ${describeFailure(reason)}`, exitCodeOf(reason));
 }
 
 /** Option parser for a duration (`30s`, `10m`, `1h30m`, `500ms`): milliseconds. */
@@ -71,7 +104,7 @@ export async function printStarted<R extends object>(
   const { workflowId } = started;
   if (!flags.wait) return printResult(flags, { workflowId }, () => `workflow ${workflowId}`);
   if (!flags.json) console.log(`workflow ${workflowId}`);
-  const result = await started.result();
+  const result = await started.result().catch((error: unknown) => failWorkflow(flags, workflowId, error));
   printResult(flags, { workflowId, ...result }, () => human(result));
 }
 

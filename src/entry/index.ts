@@ -21,6 +21,10 @@ export {
   otpWorkflowId,
 } from '../starter/otp.js';
 export type { CampaignRun } from '../starter/campaigns.js';
+// Why a workflow failed: its root cause under Temporal's wrappers, and a campaign's status whatever its state.
+export { explainFailure, rootCause } from '../starter/failures.js';
+export type { ActivityRetry, FailureReason, FailureStatus } from '../api/failure-reason.js';
+export type { CampaignStatus, CampaignStatusPhase } from '../starter/campaign-status.js';
 // The OTP fraud guard's rules, as a rules file states them (MSGFLOW_OTP_GUARD_RULES).
 export {
   DEFAULT_OTP_GUARD_RULES,

@@ -18,12 +18,18 @@ import {
 import { SA } from '../definitions/search-attributes.js';
 import { campaignKeyOf, campaignWorkflowId } from '../definitions/workflow-ids.js';
 import type { smsCampaign } from '../../workflows/campaign.js';
+import { type CampaignStatus, campaignStatus } from './campaign-status.js';
 
 /** A campaign, found by its key: what it has done so far, and the levers to steer it. */
 export interface CampaignRun {
   key: string;
   workflowId: string;
   progress(): Promise<CampaignProgress>;
+  /**
+   * Its progress, or how it ended when it did not complete (`phase` failed, timed-out, cancelled or terminated,
+   * with `failure` saying why), and the steps being retried after a failed attempt.
+   */
+  status(): Promise<CampaignStatus>;
   /** Stops sending further chunks (messages already sent are still tracked); answers with the progress after. */
   pause(reason?: string): Promise<CampaignProgress>;
   resume(): Promise<CampaignProgress>;
@@ -77,6 +83,7 @@ export function campaignRun(client: Client, keyOrWorkflowId: string): CampaignRu
     key,
     workflowId,
     progress: () => handle.query(campaignProgressQuery),
+    status: () => campaignStatus(client, handle),
     pause: (reason) => handle.executeUpdate(pauseCampaignUpdate, { args: [{ reason }] }),
     resume: () => handle.executeUpdate(resumeCampaignUpdate),
     cancel: () => handle.executeUpdate(cancelCampaignUpdate),

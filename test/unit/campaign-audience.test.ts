@@ -3,7 +3,7 @@
  * pages, and a worker without memory (a fresh deduper) rebuilding what it had seen. Loaders through the
  * documented interface.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -158,6 +158,20 @@ describe('file sources', () => {
       type: 'AudienceUnavailable',
       nonRetryable: true,
     });
+  });
+
+  it('reports a folder as a non-retryable failure, in every format (opening it succeeds, reading it fails)', async () => {
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    for (const format of ['csv', 'ndjson', 'txt'] as const) {
+      await expect(
+        pageReaderFor({ type: 'file', path: folder, format }, context)(null, 10, signal),
+      ).rejects.toMatchObject({
+        type: 'AudienceUnavailable',
+        nonRetryable: true,
+        message: expect.stringContaining('a folder, not a file (EISDIR)'),
+      });
+    }
   });
 });
 
