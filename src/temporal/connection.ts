@@ -47,13 +47,16 @@ export class TemporalUnreachableError extends Error {
   }
 }
 
-/** The profile as @temporalio/envconfig resolves it from `env`, its failures as ConfigErrors. */
-function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
-  parseEnv(TemporalEnv, env); // refuses msgflow's former variable names
+/**
+ * The profile as @temporalio/envconfig resolves it from `env`, its failures as ConfigErrors. `settings` is `env`
+ * checked by TemporalEnv (which refuses msgflow's former variable names): a worker hands over its one parse.
+ */
+function loadProfile(env: NodeJS.ProcessEnv, settings: TemporalEnv): ClientConfigProfile {
   try {
     return loadClientConfigProfile({ overrideEnvVars: definedOnly(env) });
   } catch (error) {
-    const where = env.TEMPORAL_CONFIG_FILE ? ` (TEMPORAL_CONFIG_FILE=${env.TEMPORAL_CONFIG_FILE})` : '';
+    const file = settings.TEMPORAL_CONFIG_FILE;
+    const where = file ? ` (TEMPORAL_CONFIG_FILE=${file})` : '';
     throw new ConfigError(`Temporal profile${where}: ${(error as Error).message}`);
   }
 }
@@ -66,12 +69,18 @@ function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
 export function configuredAddress(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.TEMPORAL_ADDRESS) return env.TEMPORAL_ADDRESS;
   if (!env.TEMPORAL_PROFILE && !env.TEMPORAL_CONFIG_FILE) return undefined;
-  return loadProfile(env).address;
+  return loadProfile(env, parseEnv(TemporalEnv, env)).address;
 }
 
-/** Connection settings from `env` (the process environment by default): profile, then variables over it. */
-export async function connectionSettings(env: NodeJS.ProcessEnv = process.env): Promise<TemporalConnectionSettings> {
-  const profile = loadProfile(env);
+/**
+ * Connection settings from `env` (the process environment by default): profile, then variables over it.
+ * `checked` is `env` parsed by TemporalEnv already (a worker's WorkerSettings); without it, it is parsed here.
+ */
+export async function connectionSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  checked: TemporalEnv = parseEnv(TemporalEnv, env),
+): Promise<TemporalConnectionSettings> {
+  const profile = loadProfile(env, checked);
   const tls = profile.tls;
   if (Boolean(tls?.clientCert) !== Boolean(tls?.clientKey)) {
     throw new ConfigError(
