@@ -87,13 +87,21 @@ export async function connectionSettings(
       "TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or the profile's client_cert and client_key) must be set together",
     );
   }
-  let options: ReturnType<typeof toClientOptions>;
+  return settingsOf(clientOptionsOf(profile));
+}
+
+/** envconfig's client options for a profile; a certificate it cannot read is a ConfigError naming the file. */
+function clientOptionsOf(profile: ClientConfigProfile): ReturnType<typeof toClientOptions> {
   try {
-    options = toClientOptions(profile);
+    return toClientOptions(profile);
   } catch (error) {
     const { code, path } = error as NodeJS.ErrnoException;
     throw new ConfigError(`Temporal TLS settings: cannot read ${path ?? 'a certificate file'} (${code ?? error})`);
   }
+}
+
+/** The connection settings of envconfig's client options: defaults filled in, TLS as Buffers, API-key routing. */
+function settingsOf(options: ReturnType<typeof toClientOptions>): TemporalConnectionSettings {
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const { address, apiKey, metadata } = options.connectionOptions;
   const settings: TemporalConnectionSettings = { address: address ?? DEFAULT_TEMPORAL_ADDRESS, namespace };
