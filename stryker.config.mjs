@@ -21,11 +21,10 @@ export default {
     // The request budget: the store's bucket and the worker's classes.
     'src/store/request-bucket.ts',
     'src/temporal/request-classes.ts',
-    // The client: retry policy, response parsing, error mapping, redaction (its keys and masks: src/redaction.ts).
+    // The client: retry policy, response parsing, error mapping; redaction of logs and the client's logging hook.
     'src/client/retry-policy.ts',
     'src/client/response.ts',
     'src/client/error-response.ts',
-    'src/client/redaction.ts',
     'src/api/json.ts',
     'src/redaction.ts',
     // The sandbox: idempotency, cursors, rate limits.

@@ -8,20 +8,12 @@ import { getCountry } from 'countries-and-timezones';
 import type { SendWindow } from '../src/api/campaign-io.js';
 import { countryOfNumber } from '../src/api/common.js';
 import type { AudienceFields } from '../src/api/message-template.js';
+import { isTimeZone, NOT_A_TIME_ZONE } from '../src/api/time-zone.js';
 
 /** Field names read as a recipient's zone when the window names none (matched without regard to case). */
 export const TIME_ZONE_FIELDS = ['timezone', 'time_zone', 'tz'];
 
 export type ZoneOf = { ok: true; timeZone: string } | { ok: false; reason: string };
-
-function isTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function fieldValue(fields: AudienceFields | undefined, names: readonly string[]): string | undefined {
   if (!fields) return undefined;
@@ -48,7 +40,7 @@ export function recipientTimeZone(
   if (given !== undefined) {
     return isTimeZone(given)
       ? { ok: true, timeZone: given }
-      : { ok: false, reason: `"${given.slice(0, 40)}" is not a known IANA time zone, e.g. Africa/Lagos` };
+      : { ok: false, reason: `"${given.slice(0, 40)}" ${NOT_A_TIME_ZONE}` };
   }
   const { country, zones } = zonesOfNumber(digits);
   if (zones.length === 1) return { ok: true, timeZone: zones[0]! };

@@ -295,11 +295,13 @@ export type StoreEnv = z.infer<typeof StoreEnv>;
 
 /**
  * Everything a worker process reads (`msgflow worker`), parsed once at start and passed down: one ConfigError
- * lists every wrong variable, and no part of the wiring goes back to the environment.
+ * lists every wrong variable (its own, the Temporal connection's and the traces' alike), and no part of the
+ * wiring parses the environment again. A variable a worker comes to read is added here, through its part.
  */
 export const WorkerSettings = z
   .object({
     ...TemporalEnv.shape,
+    ...TracingEnv.shape,
     ...WorkerEnv.shape,
     ...ProviderEnv.shape,
     ...OtpGuardEnv.shape,

@@ -1,11 +1,11 @@
 /**
  * Structured logs through pino: one JSON object per line on stderr (or, with MSGFLOW_LOG_FORMAT=pretty, one
  * readable line), with redaction: secrets are always removed and personal data (numbers, texts) is masked
- * unless MSGFLOW_LOG_PERSONAL_DATA=true. Which keys hold secrets and which personal data: src/redaction.ts.
+ * unless MSGFLOW_LOG_PERSONAL_DATA=true, by the rule the client's logging hook applies too (src/redaction.ts).
  */
 import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { keyKind } from './redaction.js';
+import { redact } from './redaction.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -18,18 +18,6 @@ export interface Logger {
 }
 
 const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'] satisfies LogLevel[];
-
-export function redact(value: unknown, showPersonalData = false, key?: string): unknown {
-  const kind = keyKind(key);
-  if (kind === 'secret') return '[redacted]';
-  if (!showPersonalData && kind !== undefined) return '[personal]';
-  if (Array.isArray(value)) return value.map((v) => redact(v, showPersonalData));
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, showPersonalData, k)]));
-  }
-  return value;
-}
 
 /** `json` (the default): one object a line, for collectors; `pretty`: one readable line, for a terminal. */
 export type LogFormat = 'json' | 'pretty';

@@ -123,24 +123,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const store = await openMessageStore(storeOptionsOf(options));
     cleanups.push(() => store.close());
 
-    // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
-    const host = options.ingress?.host ?? '127.0.0.1';
-    const port = options.ingress?.port || (await freePort(host));
-    const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
-    const metrics = createIngressMetrics();
-    const ingress = await startIngress(
-      withIngressMetrics(
-        {
-          host,
-          port,
-          verifier: standardWebhooksVerifier([webhookSecret]),
-          router: outcomeRouter({ store, client: temporal, onSignal: metrics.onSignal }),
-          isReady: () => isReady(temporal, store),
-          logger,
-        },
-        metrics,
-      ),
-    );
+    const { ingress, webhookSecret } = await startStackIngress(options.ingress, { messaging, store, temporal, logger });
     cleanups.push(() => ingress.close());
 
     const { worker, workerRun } =
@@ -176,6 +159,37 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await close();
     throw error;
   }
+}
+
+/** The ingress, behind a webhook registered with the sandbox for its address (fixed before it listens). */
+async function startStackIngress(
+  where: StackOptions['ingress'],
+  {
+    messaging,
+    store,
+    temporal,
+    logger,
+  }: { messaging: MessagingClient; store: MessageStore; temporal: Client; logger: Logger },
+): Promise<{ ingress: RunningIngress; webhookSecret: string }> {
+  // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
+  const host = where?.host ?? '127.0.0.1';
+  const port = where?.port || (await freePort(host));
+  const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
+  const metrics = createIngressMetrics();
+  const ingress = await startIngress(
+    withIngressMetrics(
+      {
+        host,
+        port,
+        verifier: standardWebhooksVerifier([webhookSecret]),
+        router: outcomeRouter({ store, client: temporal, onSignal: metrics.onSignal }),
+        isReady: () => isReady(temporal, store),
+        logger,
+      },
+      metrics,
+    ),
+  );
+  return { ingress, webhookSecret };
 }
 
 async function startWorker({

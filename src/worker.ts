@@ -25,7 +25,7 @@ import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
-import { startTracingFromEnv } from './tracing/setup.js';
+import { startTracing } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
@@ -218,7 +218,7 @@ function audienceAccessOf(settings: WorkerEnv): AudienceAccess {
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
   const settings = parseEnv(WorkerSettings, env);
-  startTracingFromEnv('msgflow-worker', env);
+  startTracing('msgflow-worker', settings);
   if (!settings.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const otpGuard = otpGuardOf(settings);
@@ -235,7 +235,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   });
   const store = await openMessageStore(storeOptionsOf(settings));
   // Temporal's own loader lays the TEMPORAL_* variables over a temporal.toml profile (checked above).
-  const { connection, namespace } = await connectWorkerConnection(env);
+  const { connection, namespace } = await connectWorkerConnection(env, settings);
   const worker = await createMsgflowWorker({
     connection,
     namespace,

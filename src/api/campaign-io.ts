@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST, RECIPIENT_TIME_ZONE } from './constants.js';
 import { parseTemplate, uniformText } from './message-template.js';
+import { isTimeZone, NOT_A_TIME_ZONE } from './time-zone.js';
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
@@ -24,21 +25,8 @@ const Millis = z
   .positive()
   .max(30 * 24 * 60 * 60 * 1000);
 
-function isTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** An IANA time zone name such as `Africa/Lagos` (or `UTC`). */
-export const TimeZone = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine(isTimeZone, 'is not a known IANA time zone, e.g. Africa/Lagos');
+export const TimeZone = z.string().min(1).max(64).refine(isTimeZone, NOT_A_TIME_ZONE);
 
 // ---------------------------------------------------------------------------------------------------------
 // Recipients

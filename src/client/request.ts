@@ -26,8 +26,7 @@ import {
   requestIdOf,
 } from './headers.js';
 import type { LogEntry, Logger, ResponseMeta, SendOptions } from './options.js';
-import { maskNumbersInText } from '../redaction.js';
-import { redact } from './redaction.js';
+import { maskNumbersInText, redact } from '../redaction.js';
 import { parseJson, parsePayload, UNPARSABLE } from './response.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
 import { sleep } from '../sleep.js';

@@ -4,6 +4,7 @@
  * operator to read.
  */
 import type { SqlValue } from './driver.js';
+import type { PersonalData } from './personal-data.js';
 import {
   checkId,
   checkLimit,
@@ -25,17 +26,16 @@ export type ReportsAndRejected = Pick<
   'report' | 'settled' | 'message' | 'messagesTo' | 'recordRejected' | 'rejected'
 >;
 
-export function reportsAndRejected({ driver, personal }: StoreContext): ReportsAndRejected {
-  const numberOf = (row: MessageRow): string | null =>
-    row.recipient === null ? null : personal.open(row.recipient, row.provider_message_id);
-  const reportRow = (r: MessageRow): ReportRow => ({
-    providerMessageId: r.provider_message_id,
-    number: numberOf(r),
-    status: r.final_status ?? r.last_status,
-    final: r.final_status !== null,
-    timestamp: r.final_status !== null ? r.final_timestamp : r.last_status_timestamp,
-  });
+export function reportsAndRejected(context: StoreContext): ReportsAndRejected {
+  return {
+    ...campaignReports(context),
+    ...messageLookups(context),
+    ...rejectedEvents(context),
+  };
+}
 
+/** A campaign's rows, and the feed of outcomes as they were recorded. */
+function campaignReports({ driver, personal }: StoreContext): Pick<MessageStore, 'report' | 'settled'> {
   return {
     async report({ campaignKey, status, after, limit }) {
       checkText('campaignKey', campaignKey, 1000);
@@ -57,7 +57,7 @@ export function reportsAndRejected({ driver, personal }: StoreContext): ReportsA
           limit + 1,
         ]),
       );
-      const page = found.slice(0, limit).map(reportRow);
+      const page = found.slice(0, limit).map((r) => reportRow(personal, r));
       const last = page.at(-1);
       return { rows: page, next: found.length > limit && last ? encodeCursor(last.providerMessageId) : null };
     },
@@ -74,9 +74,14 @@ export function reportsAndRejected({ driver, personal }: StoreContext): ReportsA
           [campaignKey, after.recordedAt, after.recordedAt, after.providerMessageId, limit],
         ),
       );
-      return found.map((r) => ({ ...reportRow(r), recordedAt: r.final_recorded_at! }));
+      return found.map((r) => ({ ...reportRow(personal, r), recordedAt: r.final_recorded_at! }));
     },
+  };
+}
 
+/** One message, and the messages sent to a number. */
+function messageLookups({ driver, personal }: StoreContext): Pick<MessageStore, 'message' | 'messagesTo'> {
+  return {
     async message(providerMessageId) {
       checkId(providerMessageId);
       const [row, waiters] = await driver.read(
@@ -95,7 +100,7 @@ export function reportsAndRejected({ driver, personal }: StoreContext): ReportsA
         final: outcomeOf(row)[0] ?? null,
         lastStatus: row.last_status,
         lastStatusTimestamp: row.last_status_timestamp,
-        number: numberOf(row),
+        number: numberOf(personal, row),
         campaignKey: row.campaign_key,
         firstSeenAt: Number(row.first_seen_at),
         lastSeenAt: Number(row.last_seen_at),
@@ -119,7 +124,12 @@ export function reportsAndRejected({ driver, personal }: StoreContext): ReportsA
       );
       return found.map((r) => r.provider_message_id);
     },
+  };
+}
 
+/** The events the ingress refused, sealed, for an operator to read. */
+function rejectedEvents({ driver, personal }: StoreContext): Pick<MessageStore, 'recordRejected' | 'rejected'> {
+  return {
     async recordRejected(reason, event) {
       checkText('reason', reason, 10_000);
       const json = JSON.stringify(event ?? null);
@@ -152,5 +162,19 @@ export function reportsAndRejected({ driver, personal }: StoreContext): ReportsA
       const last = page.at(-1);
       return { rows: page, next: found.length > limit && last ? encodeCursor(String(last.id)) : null };
     },
+  };
+}
+
+function numberOf(personal: PersonalData, row: MessageRow): string | null {
+  return row.recipient === null ? null : personal.open(row.recipient, row.provider_message_id);
+}
+
+function reportRow(personal: PersonalData, r: MessageRow): ReportRow {
+  return {
+    providerMessageId: r.provider_message_id,
+    number: numberOf(personal, r),
+    status: r.final_status ?? r.last_status,
+    final: r.final_status !== null,
+    timestamp: r.final_status !== null ? r.final_timestamp : r.last_status_timestamp,
   };
 }

@@ -23,7 +23,16 @@ export type SuppressionsAndErasure = Pick<
   'suppress' | 'unsuppress' | 'suppressedAmong' | 'suppressions' | 'eraseNumber'
 >;
 
-export function suppressionsAndErasure({ driver, personal }: StoreContext): SuppressionsAndErasure {
+export function suppressionsAndErasure(context: StoreContext): SuppressionsAndErasure {
+  return {
+    ...suppressionWrites(context),
+    ...suppressionReads(context),
+    ...numberErasure(context),
+  };
+}
+
+/** Adding numbers to the opt-out list and taking them off. */
+function suppressionWrites({ driver, personal }: StoreContext): Pick<MessageStore, 'suppress' | 'unsuppress'> {
   return {
     async suppress(entries) {
       entries.forEach(checkSuppression);
@@ -65,7 +74,12 @@ export function suppressionsAndErasure({ driver, personal }: StoreContext): Supp
         return removed;
       });
     },
+  };
+}
 
+/** Which numbers are listed, and the list page by page. */
+function suppressionReads({ driver, personal }: StoreContext): Pick<MessageStore, 'suppressedAmong' | 'suppressions'> {
+  return {
     async suppressedAmong(numbers) {
       numbers.forEach((n) => checkNumber(n));
       const byLookup = new Map<string, string>();
@@ -111,7 +125,12 @@ export function suppressionsAndErasure({ driver, personal }: StoreContext): Supp
         next: found.length > limit && last ? encodeCursor(`${Number(last.added_at)}:${last.lookup}`) : null,
       };
     },
+  };
+}
 
+/** Erasing one person's number from every table. */
+function numberErasure({ driver, personal }: StoreContext): Pick<MessageStore, 'eraseNumber'> {
+  return {
     async eraseNumber(number) {
       checkNumber(number);
       const lookups = personal.lookups(number);

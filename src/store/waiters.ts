@@ -28,7 +28,16 @@ import type { FinalOutcome, MessageStore, SentMessage, StatusEventRecord, Waiter
 
 export type WaitersAndOutcomes = Pick<MessageStore, 'register' | 'recordEvents' | 'outcomes' | 'release'>;
 
-export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): WaitersAndOutcomes {
+export function waitersAndOutcomes(context: StoreContext): WaitersAndOutcomes {
+  return {
+    ...registrations(context),
+    ...eventRecording(context),
+    ...outcomesAndRelease(context),
+  };
+}
+
+/** Registering who waits for which message; it answers with the outcomes known already. */
+function registrations({ driver, personal, hooks }: StoreContext): Pick<MessageStore, 'register'> {
   return {
     async register(workflowId, messages) {
       checkText('workflowId', workflowId, 1000);
@@ -72,7 +81,12 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
         return finalsOf(tx, ids);
       });
     },
+  };
+}
 
+/** Recording status events as they arrive; the first final state per message wins. */
+function eventRecording({ driver, hooks }: StoreContext): Pick<MessageStore, 'recordEvents'> {
+  return {
     async recordEvents(events) {
       events.forEach(checkEvent);
       const folded = foldEvents(events);
@@ -136,7 +150,12 @@ export function waitersAndOutcomes({ driver, personal, hooks }: StoreContext): W
         }));
       });
     },
+  };
+}
 
+/** Reading messages' outcomes, and releasing a workflow's waits. */
+function outcomesAndRelease({ driver }: StoreContext): Pick<MessageStore, 'outcomes' | 'release'> {
+  return {
     async outcomes(providerMessageIds) {
       const ids = [...new Set(providerMessageIds)];
       ids.forEach(checkId);

@@ -47,13 +47,16 @@ export class TemporalUnreachableError extends Error {
   }
 }
 
-/** The profile as @temporalio/envconfig resolves it from `env`, its failures as ConfigErrors. */
-function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
-  parseEnv(TemporalEnv, env); // refuses msgflow's former variable names
+/**
+ * The profile as @temporalio/envconfig resolves it from `env`, its failures as ConfigErrors. `settings` is `env`
+ * checked by TemporalEnv (which refuses msgflow's former variable names): a worker hands over its one parse.
+ */
+function loadProfile(env: NodeJS.ProcessEnv, settings: TemporalEnv): ClientConfigProfile {
   try {
     return loadClientConfigProfile({ overrideEnvVars: definedOnly(env) });
   } catch (error) {
-    const where = env.TEMPORAL_CONFIG_FILE ? ` (TEMPORAL_CONFIG_FILE=${env.TEMPORAL_CONFIG_FILE})` : '';
+    const file = settings.TEMPORAL_CONFIG_FILE;
+    const where = file ? ` (TEMPORAL_CONFIG_FILE=${file})` : '';
     throw new ConfigError(`Temporal profile${where}: ${(error as Error).message}`);
   }
 }
@@ -66,25 +69,39 @@ function loadProfile(env: NodeJS.ProcessEnv): ClientConfigProfile {
 export function configuredAddress(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.TEMPORAL_ADDRESS) return env.TEMPORAL_ADDRESS;
   if (!env.TEMPORAL_PROFILE && !env.TEMPORAL_CONFIG_FILE) return undefined;
-  return loadProfile(env).address;
+  return loadProfile(env, parseEnv(TemporalEnv, env)).address;
 }
 
-/** Connection settings from `env` (the process environment by default): profile, then variables over it. */
-export async function connectionSettings(env: NodeJS.ProcessEnv = process.env): Promise<TemporalConnectionSettings> {
-  const profile = loadProfile(env);
+/**
+ * Connection settings from `env` (the process environment by default): profile, then variables over it.
+ * `checked` is `env` parsed by TemporalEnv already (a worker's WorkerSettings); without it, it is parsed here.
+ */
+export async function connectionSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  checked: TemporalEnv = parseEnv(TemporalEnv, env),
+): Promise<TemporalConnectionSettings> {
+  const profile = loadProfile(env, checked);
   const tls = profile.tls;
   if (Boolean(tls?.clientCert) !== Boolean(tls?.clientKey)) {
     throw new ConfigError(
       "TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or the profile's client_cert and client_key) must be set together",
     );
   }
-  let options: ReturnType<typeof toClientOptions>;
+  return settingsOf(clientOptionsOf(profile));
+}
+
+/** envconfig's client options for a profile; a certificate it cannot read is a ConfigError naming the file. */
+function clientOptionsOf(profile: ClientConfigProfile): ReturnType<typeof toClientOptions> {
   try {
-    options = toClientOptions(profile);
+    return toClientOptions(profile);
   } catch (error) {
     const { code, path } = error as NodeJS.ErrnoException;
     throw new ConfigError(`Temporal TLS settings: cannot read ${path ?? 'a certificate file'} (${code ?? error})`);
   }
+}
+
+/** The connection settings of envconfig's client options: defaults filled in, TLS as Buffers, API-key routing. */
+function settingsOf(options: ReturnType<typeof toClientOptions>): TemporalConnectionSettings {
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const { address, apiKey, metadata } = options.connectionOptions;
   const settings: TemporalConnectionSettings = { address: address ?? DEFAULT_TEMPORAL_ADDRESS, namespace };

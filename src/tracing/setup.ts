@@ -41,8 +41,12 @@ export function tracesEndpointOf(settings: TracingEnv): string | undefined {
  * second call returns the first's). `serviceName` applies unless OTEL_SERVICE_NAME is set.
  */
 export function startTracingFromEnv(serviceName: string, env: NodeJS.ProcessEnv = process.env): Tracing | undefined {
+  return active ?? startTracing(serviceName, parseEnv(TracingEnv, env));
+}
+
+/** startTracingFromEnv for settings parsed already (a worker's, part of WorkerSettings). */
+export function startTracing(serviceName: string, settings: TracingEnv): Tracing | undefined {
   if (active) return active;
-  const settings = parseEnv(TracingEnv, env);
   const endpoint = tracesEndpointOf(settings);
   if (!endpoint) return undefined;
   const resource = new Resource({ 'service.name': settings.OTEL_SERVICE_NAME ?? serviceName });

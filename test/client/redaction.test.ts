@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact, SECRET_MASK } from '../../src/client/redaction.js';
-import { maskNumber, maskNumbersInText, maskText } from '../../src/redaction.js';
+import { maskNumber, maskNumbersInText, maskText, redact, SECRET_MASK } from '../../src/redaction.js';
 
 describe('redact', () => {
   const body = { recipients: ['2348012345678'], sender: 'ACME', message: 'Your parcel is at 12 Main St' };

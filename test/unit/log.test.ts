@@ -1,6 +1,7 @@
 /** The JSON logger: what each line holds, the level threshold, and redaction of secrets and personal data. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, type LogLevel, redact } from '../../src/log.js';
+import { createLogger, type LogLevel } from '../../src/log.js';
+import { redact, SECRET_MASK } from '../../src/redaction.js';
 
 const SECRET_KEYS = ['authorization', 'Token', 'api_key', 'apikey', 'secret', 'secrets', 'code', 'otp', 'password'];
 const PERSONAL_KEYS = ['mobile_number', 'recipient', 'recipients', 'to', 'number', 'message', 'text', 'body', 'email'];
@@ -17,14 +18,14 @@ function captured(options: { level?: LogLevel; showPersonalData?: boolean } = {}
 describe('redact', () => {
   it('removes every secret, whether personal data is shown or not', () => {
     for (const key of [...SECRET_KEYS, 'admin_token', 'adminToken']) {
-      expect(redact({ [key]: 'value' }, false)).toEqual({ [key]: '[redacted]' });
-      expect(redact({ [key]: 'value' }, true)).toEqual({ [key]: '[redacted]' });
+      expect(redact({ [key]: 'value' }, false)).toEqual({ [key]: SECRET_MASK });
+      expect(redact({ [key]: 'value' }, true)).toEqual({ [key]: SECRET_MASK });
     }
   });
 
   it('masks personal data unless it is allowed', () => {
     for (const key of PERSONAL_KEYS) {
-      expect(redact({ [key]: '+2348012345678' }, false)).toEqual({ [key]: '[personal]' });
+      expect(JSON.stringify(redact({ [key]: '+2348012345678' }, false))).not.toContain('2348012345678');
       expect(redact({ [key]: '+2348012345678' }, true)).toEqual({ [key]: '+2348012345678' });
     }
   });
@@ -43,9 +44,9 @@ describe('redact', () => {
   });
 
   it('reaches into nested objects and arrays of objects', () => {
-    const fields = { request: { headers: { authorization: 'Bearer t' }, items: [{ to: '+1', id: 7 }] } };
+    const fields = { request: { headers: { authorization: 'Bearer t' }, items: [{ to: '+2348012345678', id: 7 }] } };
     expect(redact(fields, false)).toEqual({
-      request: { headers: { authorization: '[redacted]' }, items: [{ to: '[personal]', id: 7 }] },
+      request: { headers: { authorization: SECRET_MASK }, items: [{ to: '+***********78', id: 7 }] },
     });
   });
 
@@ -76,8 +77,8 @@ describe('createLogger', () => {
       component: 'test-component',
       message: 'sent',
       provider_message_id: 'msg_1',
-      to: '[personal]',
-      token: '[redacted]',
+      to: '+***********78',
+      token: SECRET_MASK,
     });
     expect(Date.parse(line!.time as string)).not.toBeNaN();
   });
@@ -85,7 +86,7 @@ describe('createLogger', () => {
   it('shows personal data only when allowed', () => {
     const { logger, lines } = captured({ showPersonalData: true });
     logger.warn('refused', { to: '+2348012345678', code: '123456' });
-    expect(lines[0]).toMatchObject({ level: 'warn', to: '+2348012345678', code: '[redacted]' });
+    expect(lines[0]).toMatchObject({ level: 'warn', to: '+2348012345678', code: SECRET_MASK });
   });
 
   it('drops lines below its level and keeps the rest', () => {
@@ -133,7 +134,7 @@ describe('createLogger', () => {
     vi.stubEnv('MSGFLOW_LOG_PERSONAL_DATA', 'true');
     createLogger('env').info('shown', { recipient: '2348012345678' });
     expect(written.map((line) => (JSON.parse(line) as { recipient: string }).recipient)).toEqual([
-      '[personal]',
+      '***********78',
       '2348012345678',
     ]);
     expect(written.every((line) => line.endsWith('}\n'))).toBe(true);
@@ -146,8 +147,8 @@ describe('createLogger', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: worker: retention purge failed \{/);
     expect(lines[0]).toContain('"messages":3');
-    expect(lines[0]).toContain('"to":"[personal]"');
-    expect(lines[0]).toContain('"token":"[redacted]"');
+    expect(lines[0]).toContain('"to":"+***********78"');
+    expect(lines[0]).toContain('"token":"[secret]"');
     expect(lines[0]).not.toContain('2348012345678');
   });
 
@@ -170,9 +171,40 @@ describe('createLogger', () => {
 describe('redact without options', () => {
   it('masks personal data and matches keys whole, at their start too', () => {
     expect(redact({ recipient: '2348012345678', barcode: '123', mytoken: 'x' })).toEqual({
-      recipient: '[personal]',
+      recipient: '***********78',
       barcode: '123',
       mytoken: 'x',
+    });
+  });
+});
+
+describe('one redaction rule for the logs and the client', () => {
+  it('masks an error message like any other text, and keeps it when personal data is shown', () => {
+    const error = new Error('recipient +234 801 234 5678 is barred');
+    expect(redact({ error }, false)).toEqual({
+      error: { name: 'Error', message: 'recipient +*** *** *** **78 is barred' },
+    });
+    expect(redact({ error }, true)).toEqual({ error: { name: 'Error', message: error.message } });
+  });
+
+  it('keeps ISO dates in free text, and leaves a text masked already as it is', () => {
+    expect(redact({ at: '2026-03-02T10:00:00Z', note: 'due 2026-03-02' })).toEqual({
+      at: '2026-03-02T10:00:00Z',
+      note: 'due 2026-03-02',
+    });
+    expect(redact(redact({ message: 'Hello Ada' }))).toEqual({ message: '[redacted, 9 chars]' });
+  });
+
+  it('writes a log line with exactly the masks the client hands its logging hook', () => {
+    const fields = { to: '+2348012345678', text: 'Hello Ada', code: '123456', url: 'https://x.test/a?t=1' };
+    const { logger, lines } = captured();
+    logger.info('sent', fields);
+    expect(lines[0]).toMatchObject(redact(fields) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({
+      to: '+***********78',
+      text: '[redacted, 9 chars]',
+      code: SECRET_MASK,
+      url: 'https://x.test/a?[redacted]',
     });
   });
 });

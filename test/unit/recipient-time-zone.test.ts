@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { groupByKey, timeZonesOf } from '../../activities/audience-texts.js';
 import { recipientTimeZone, zonesOfNumber } from '../../activities/recipient-time-zone.js';
-import { CampaignInput, SendWindow } from '../../src/api/campaign-io.js';
+import { CampaignInput, SendWindow, TimeZone } from '../../src/api/campaign-io.js';
+import { isTimeZone } from '../../src/api/time-zone.js';
 import { nextWindowOpening, windowOfChunk } from '../../src/definitions/send-window.js';
 import { initialState, queueChunks } from '../../workflows/campaign-state.js';
 
@@ -21,6 +22,17 @@ describe("a recipient's time zone", () => {
       ok: false,
       reason: expect.stringContaining('"Mars/Olympus" is not a known IANA time zone'),
     });
+  });
+
+  it('judges a zone name as the campaign schema does: one isTimeZone for both', () => {
+    for (const name of ['Asia/Tokyo', 'UTC', 'Mars/Olympus', 'Lagos']) {
+      expect(recipientTimeZone(NG, { tz: name }, {}).ok).toBe(isTimeZone(name));
+      expect(TimeZone.safeParse(name).success).toBe(isTimeZone(name));
+    }
+    expect(isTimeZone('Mars/Olympus')).toBe(false);
+    expect(TimeZone.safeParse('Mars/Olympus').error?.issues[0]?.message).toBe(
+      'is not a known IANA time zone, e.g. Africa/Lagos',
+    );
   });
 
   it('infers the zone of a country that has one, from the number', () => {

@@ -13,18 +13,31 @@ import {
   ProviderEnv,
   StoreEnv,
   TemporalEnv,
+  TracingEnv,
   WorkerEnv,
   WorkerSettings,
 } from '../../src/config.js';
 import { generateKey } from '../../src/crypto/keyring.js';
 import { otpSealKeyRingOf } from '../../src/crypto/otp-keys.js';
 import { storeOptionsOf } from '../../src/store/index.js';
+import { activeTracing } from '../../src/tracing/setup.js';
+import { createMsgflowWorkerFromEnv } from '../../src/worker.js';
 
 const LOOKUP_KEY = Buffer.alloc(32, 7).toString('base64');
 
 describe('WorkerSettings', () => {
   it('holds every variable of each part the worker wires', () => {
-    const parts = [TemporalEnv, WorkerEnv, ProviderEnv, OtpGuardEnv, OtpEnv, EncryptionEnv, MetricsEnv, StoreEnv];
+    const parts = [
+      TemporalEnv,
+      TracingEnv,
+      WorkerEnv,
+      ProviderEnv,
+      OtpGuardEnv,
+      OtpEnv,
+      EncryptionEnv,
+      MetricsEnv,
+      StoreEnv,
+    ];
     const names = parts.flatMap((part) => Object.keys(part.shape));
     expect(Object.keys(WorkerSettings.shape).sort()).toEqual([...new Set(names)].sort());
   });
@@ -39,6 +52,27 @@ describe('WorkerSettings', () => {
     const error = errorOf(() => parseEnv(WorkerSettings, env));
     expect(error).toBeInstanceOf(ConfigError);
     for (const name of Object.keys(env)) expect(error?.message).toContain(name);
+  });
+
+  it('stops a worker with one error naming a bad worker, Temporal and tracing variable together', async () => {
+    const env = {
+      MSGFLOW_API_TOKEN: 'token',
+      MSGFLOW_MAX_CACHED_WORKFLOWS: '1',
+      TEMPORAL_TLS: 'maybe',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    };
+    const error = await createMsgflowWorkerFromEnv(env).then(
+      () => undefined,
+      (failure: unknown) => failure as Error,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    const named = error!.message.split('\n').filter((line) => line.startsWith('  '));
+    expect(named.map((line) => line.trim().split(':')[0]).sort()).toEqual([
+      'MSGFLOW_MAX_CACHED_WORKFLOWS',
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      'TEMPORAL_TLS',
+    ]);
+    expect(activeTracing()).toBeUndefined();
   });
 
   it("keeps the store's rule: an encryption key needs a lookup key", () => {
