@@ -4,11 +4,15 @@
  * a key is once while Temporal keeps its run; a number given twice is sent once.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { KeyReusedError } from '../../src/starter/start-once.js';
+import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { activityCalls } from '../support/history.js';
 import { startTestStack } from '../support/stack.js';
 
@@ -137,5 +141,29 @@ describe('bad input', () => {
     const after = await ledger();
     expect(before.balance - after.balance).toBe(result.cost);
     expect((await stack.messaging.campaigns.get(result.campaignId!)).recipients).toBe(2);
+  });
+
+  it('the CLI answers a completed key again, refuses it with another message (exit 2), and sends a repeated number once', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'msgflow-bad-input-'));
+    try {
+      const key = `cli-${randomUUID()}`;
+      const to = `${MAGIC_NUMBERS.delivered},+${MAGIC_NUMBERS.delivered}`;
+      const send = (message: string) =>
+        runMsgflow(['sms', 'send', '--to', to, '--sender', 'ACME', '--message', message, '--key', key, '--wait'], {
+          cwd,
+          env: cliEnvFor(stack),
+        });
+      const before = await ledger();
+      const first = await send('Hello');
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(`+${MAGIC_NUMBERS.delivered}  given more than once: sent and charged once`);
+      expect((await send('Hello')).stdout).toBe(first.stdout);
+      const other = await send('Another message');
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain(key);
+      expect((await ledger()).sends - before.sends).toBe(1);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
