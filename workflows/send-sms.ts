@@ -1,7 +1,8 @@
 /**
  * Sends one text to one or a few recipients and waits for each message's final delivery state.
  * Large sends are campaigns (`smsCampaign`); this is the workflow a backend service awaits for one send.
- * Recipients on the suppression list are left out first; when none is left, nothing is sent or charged.
+ * A number given twice is sent once (reported in `duplicates`), and recipients on the suppression list are
+ * left out; when none is left, nothing is sent or charged.
  */
 import { condition, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createProviderActivities } from '../activities/provider.js';
