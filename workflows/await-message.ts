@@ -8,6 +8,8 @@ import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { FirstOutcomes } from './first-outcomes.js';
 import { awaitMessages, onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
+import { AWAIT_MESSAGE_INPUT } from '../src/definitions/workflow-inputs.js';
+import { checkFirstInput } from './input-check.js';
 
 export interface AwaitMessageInput {
   providerMessageId: string;
@@ -15,7 +17,9 @@ export interface AwaitMessageInput {
   waitWindowMs?: number;
 }
 
-export async function awaitMessage({ providerMessageId, waitWindowMs }: AwaitMessageInput): Promise<MessageOutcome> {
+export async function awaitMessage(input: AwaitMessageInput): Promise<MessageOutcome> {
+  checkFirstInput(AWAIT_MESSAGE_INPUT, input);
+  const { providerMessageId, waitWindowMs } = input;
   const outcomes = new FirstOutcomes();
   const keep = (list: MessageOutcome[]) =>
     countMessageOutcomes(outcomes.keep(list.filter((o) => o.providerMessageId === providerMessageId)));

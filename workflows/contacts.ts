@@ -9,6 +9,8 @@ import { CONTACT_CHECK_DEFAULT_CONCURRENCY, CONTACT_CHECK_DEFAULT_PER_RUN } from
 import type { CheckContactsInput, CheckContactsResult, ContactCheck } from '../src/api/otp-io.js';
 import { contactsProgressQuery } from '../src/definitions/contacts.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { CHECK_CONTACTS_INPUT } from '../src/definitions/workflow-inputs.js';
+import { checkFirstInput } from './input-check.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
 /** What a run hands to the next when it continues as new. `seq` keeps the input's order. */
@@ -24,9 +26,12 @@ export async function checkContacts(
   input: CheckContactsInput,
   carry?: CheckContactsCarry,
 ): Promise<CheckContactsResult> {
+  checkFirstInput(CHECK_CONTACTS_INPUT, input);
+  // Either list may be left out of a start by type name, as the schema's input allows.
+  const given: Partial<CheckContactsInput> = input;
   const pending: Array<{ kind: ContactCheck['kind']; value: string }> = [
-    ...input.numbers.map((value) => ({ kind: 'number' as const, value })),
-    ...input.emails.map((value) => ({ kind: 'email' as const, value })),
+    ...(given.numbers ?? []).map((value) => ({ kind: 'number' as const, value })),
+    ...(given.emails ?? []).map((value) => ({ kind: 'email' as const, value })),
   ];
   const done = carry?.done ?? [];
   const offset = carry?.offset ?? 0;

@@ -8,6 +8,12 @@
 import type { RetryPolicy } from '@temporalio/workflow';
 
 /**
+ * Errors an activity raises for an input no retry can fix (the message store's StoreInputError: a malformed
+ * number, field or cursor): they fail the activity at once instead of being retried forever.
+ */
+const INPUT_ERRORS = ['StoreInputError'];
+
+/**
  * Provider calls: retried without an attempt limit, because every retryable cause (5xx, network, 429,
  * 409 in progress) is transient and each charged call carries a deterministic idempotency key. Causes
  * that no retry can fix (401/402/403/422) are non-retryable failures raised by the activities.
@@ -16,6 +22,7 @@ export const PROVIDER_RETRY = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '1 minute',
+  nonRetryableErrorTypes: INPUT_ERRORS,
 } as const satisfies RetryPolicy;
 
 /**
@@ -26,6 +33,7 @@ export const STORE_RETRY = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '30 seconds',
+  nonRetryableErrorTypes: INPUT_ERRORS,
 } as const satisfies RetryPolicy;
 
 /**

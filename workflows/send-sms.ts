@@ -1,22 +1,32 @@
 /**
  * Sends one text to one or a few recipients and waits for each message's final delivery state.
  * Large sends are campaigns (`smsCampaign`); this is the workflow a backend service awaits for one send.
- * Recipients on the suppression list are left out first; when none is left, nothing is sent or charged.
+ * A number given twice is sent once (reported in `duplicates`), and recipients on the suppression list are
+ * left out; when none is left, nothing is sent or charged.
  */
-import { condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createProviderActivities } from '../activities/provider.js';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
+import { SEND_SMS_INPUT } from '../src/definitions/workflow-inputs.js';
 import { FirstOutcomes } from './first-outcomes.js';
+import { checkFirstInput } from './input-check.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
+/** Runs recorded before a number given twice was sent once replay sending it as given. */
+const ONCE_PER_NUMBER_PATCH = 'sms-once-per-number';
+
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
+  checkFirstInput(SEND_SMS_INPUT, input);
+  const { recipients, duplicates } = patched(ONCE_PER_NUMBER_PATCH)
+    ? onceEach(input.recipients)
+    : { recipients: input.recipients, duplicates: [] };
   const outcomes = new FirstOutcomes();
   const keep = (list: MessageOutcome[]) => countMessageOutcomes(outcomes.keep(list));
   onMessageOutcomes(keep);
@@ -29,9 +39,10 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
     priority: INTERACTIVE_PRIORITY,
   });
 
-  const screened = checksSuppressionList() ? await screenRecipients(input.recipients) : unscreened(input.recipients);
+  const screened = checksSuppressionList() ? await screenRecipients(recipients) : unscreened(recipients);
   const suppressed = screened.suppressed.map((digits) => `+${digits}`);
-  if (screened.send.length === 0) return { campaignId: null, cost: 0, currency: null, messages: [], suppressed };
+  const reported = { suppressed, duplicates: duplicates.map((digits) => `+${digits}`) };
+  if (screened.send.length === 0) return { campaignId: null, cost: 0, currency: null, messages: [], ...reported };
 
   // The activity records the ids in the message store, awaited by this workflow, before it completes.
   const { sent, alreadyFinal } = await provider.sendSms(
@@ -61,6 +72,14 @@ export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
         source: outcome?.source ?? 'timeout',
       };
     }),
-    suppressed,
+    ...reported,
   };
+}
+
+/** The recipients with each number once, in the order first given, and the numbers given more than once. */
+function onceEach(given: string[]): { recipients: string[]; duplicates: string[] } {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const number of given) (seen.has(number) ? duplicates : seen).add(number);
+  return { recipients: [...seen], duplicates: [...duplicates] };
 }

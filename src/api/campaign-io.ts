@@ -10,14 +10,18 @@ import {
 } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
-import { CAMPAIGN_DEFAULTS, MAX_MESSAGE_LENGTH, MAX_RECIPIENTS_PER_REQUEST, RECIPIENT_TIME_ZONE } from './constants.js';
+import {
+  CAMPAIGN_DEFAULTS,
+  MAX_INLINE_RECIPIENTS,
+  MAX_MESSAGE_LENGTH,
+  MAX_RECIPIENTS_PER_REQUEST,
+  MAX_SIGNALS_PER_RUN,
+  RECIPIENT_TIME_ZONE,
+} from './constants.js';
 import { parseTemplate, uniformText } from './message-template.js';
 import { isTimeZone, NOT_A_TIME_ZONE } from './time-zone.js';
 
-/** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
-export const MAX_INLINE_RECIPIENTS = 10_000;
-
-const MAX_SIGNALS_PER_RUN = 10_000;
+export { MAX_INLINE_RECIPIENTS } from './constants.js';
 
 const Millis = z
   .number()

@@ -6,6 +6,7 @@
  */
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
+import { RECIPIENT_DIGITS, SENDER_ID_PATTERN } from './constants.js';
 
 /** The country (ISO 3166-1 alpha-2) of an international number in digits, when libphonenumber knows it. */
 export function countryOfNumber(digits: string): string | undefined {
@@ -33,7 +34,7 @@ function isValidInternational(digits: string): boolean {
 /** Recipient number as the spec's send requests take it: international format, digits only. */
 export const RecipientNumber = z
   .string()
-  .regex(/^[1-9]\d{6,14}$/, 'must be an international number, digits only, e.g. 2348012345678')
+  .regex(RECIPIENT_DIGITS, 'must be an international number, digits only, e.g. 2348012345678')
   .refine(isValidInternational, 'is not a valid phone number')
   .meta({ description: 'International format, digits only (no leading +)', example: '2348012345678' });
 
@@ -65,7 +66,7 @@ export const Currency = z
 /** Approved sender identifiers: alphanumeric (up to 11 characters) or a numeric short/long code. */
 export const SenderId = z
   .string()
-  .regex(/^(?=.*[A-Za-z0-9])[A-Za-z0-9 ]{1,11}$|^\d{3,15}$/, 'must be 1-11 letters/digits, or a number of 3-15 digits')
+  .regex(SENDER_ID_PATTERN, 'must be 1-11 letters/digits, or a number of 3-15 digits')
   .meta({ example: 'ACME' });
 
 export const Id = z.string().min(1).max(200);

@@ -24,6 +24,13 @@ export function isFinalStatus(status: string): status is FinalStatus {
 export const MAX_RECIPIENTS_PER_REQUEST = 1000;
 /** Longest text accepted: ten concatenated GSM-7 segments' worth. */
 export const MAX_MESSAGE_LENGTH = 1530;
+/** Most recipients one `sendSms` may carry; more are a campaign. */
+export const MAX_SMS_RECIPIENTS = 50;
+
+/** A recipient's shape: international format, digits only (whether it is a real number needs libphonenumber). */
+export const RECIPIENT_DIGITS = /^[1-9]\d{6,14}$/;
+/** Approved sender identifiers: alphanumeric (up to 11 characters) or a numeric short/long code. */
+export const SENDER_ID_PATTERN = /^(?=.*[A-Za-z0-9])[A-Za-z0-9 ]{1,11}$|^\d{3,15}$/;
 
 // Voice
 
@@ -81,6 +88,11 @@ export const DEFAULT_WAIT_WINDOW_MS = 6 * 60 * 60 * 1000;
 
 /** How many invalid recipients and never-final message ids a progress report or result lists (the counts are exact). */
 export const MAX_REPORTED_ITEMS = 1000;
+
+/** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
+export const MAX_INLINE_RECIPIENTS = 10_000;
+/** Temporal refuses signals past this many per run: a campaign run's outcome signals stay within it. */
+export const MAX_SIGNALS_PER_RUN = 10_000;
 
 export const CAMPAIGN_DEFAULTS = {
   chunkSize: MAX_RECIPIENTS_PER_REQUEST,

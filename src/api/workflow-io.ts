@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { Currency, Id, MinorUnits, PlusNumber, RecipientNumber, SenderId } from './common.js';
 import { MessageStatus } from './events.js';
-import { MAX_MESSAGE_LENGTH } from './constants.js';
+import { MAX_MESSAGE_LENGTH, MAX_SMS_RECIPIENTS } from './constants.js';
 
 const Duration = z
   .number()
@@ -15,7 +15,7 @@ const Duration = z
 
 /** `sendSms`: one text to one or a few recipients, waiting for each message's final state. */
 export const SendSmsInput = z.strictObject({
-  recipients: z.array(RecipientNumber).min(1).max(50),
+  recipients: z.array(RecipientNumber).min(1).max(MAX_SMS_RECIPIENTS),
   sender: SenderId,
   message: z.string().min(1).max(MAX_MESSAGE_LENGTH),
   /** How long to wait for a final status event before asking the provider (ms). Default 6 h. */
@@ -43,5 +43,7 @@ export const SendSmsResult = z.object({
   messages: z.array(MessageResult),
   /** Recipients on the suppression list (opted out) when the send was made: not sent to, not charged. */
   suppressed: z.array(PlusNumber).default([]),
+  /** Numbers given more than once: each was sent (and charged) once. */
+  duplicates: z.array(PlusNumber).default([]),
 });
 export type SendSmsResult = z.infer<typeof SendSmsResult>;

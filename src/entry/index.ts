@@ -11,6 +11,7 @@ import type * as sms from '../api/workflow-io.js';
 
 export { Msgflow, type MsgflowOptions } from '../starter/index.js';
 export { InvalidWorkflowInputError } from '../starter/validate.js';
+export { KeyReusedError } from '../starter/start-once.js';
 export type { StartedWorkflow, StartOptions } from '../starter/started-workflow.js';
 export { generateOtpKeys, type OtpKeys, otpKeysFromEnv } from '../crypto/otp-keys.js';
 export {

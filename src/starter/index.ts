@@ -3,7 +3,7 @@
  * validated here, with the schemas of src/api, before anything reaches Temporal.
  */
 import { randomUUID } from 'node:crypto';
-import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import { CampaignInput, CampaignKey } from '../api/campaign-io.js';
 import {
@@ -34,6 +34,7 @@ import type { StartedWorkflow, StartOptions } from './started-workflow.js';
 import { CampaignReports } from './reports.js';
 import { type Erasure, eraseNumber } from './erasure.js';
 import { type SuppressionStore, Suppressions } from './suppressions.js';
+import { startOnce } from './start-once.js';
 import { validate } from './validate.js';
 import { startVoiceCall } from './voice.js';
 
@@ -76,17 +77,20 @@ export class Msgflow {
     return eraseNumber(this.storeFor('eraseNumber'), number);
   }
 
-  /** Sends one text to one or a few recipients (never to one on the suppression list); `result()` resolves with each message's final state. */
+  /**
+   * Sends one text to one or a few recipients (never to one on the suppression list, each number once);
+   * `result()` resolves with each message's final state. The key's run is the answer while Temporal keeps it
+   * (open or completed); the same key with another input throws KeyReusedError; a failed run may be retried.
+   */
   async sendSms(
     input: z.input<typeof SendSmsInput>,
     { key = randomUUID() }: StartOptions = {},
   ): Promise<StartedWorkflow<SendSmsResult>> {
     const parsed = validate(SendSmsInput, input, 'Invalid SMS');
-    const handle = await this.client.workflow.start<typeof sendSms>('sendSms', {
+    const handle = await startOnce<typeof sendSms>(this.client, 'sendSms', key, {
       workflowId: smsWorkflowId(key),
       taskQueue: this.taskQueue,
       args: [parsed],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       typedSearchAttributes: [
         { key: SA.kind, value: 'sms' },
         { key: SA.sender, value: parsed.sender },

@@ -1,10 +1,11 @@
 /** Voice calls for backend services: start a `voiceCall` workflow and await its final state. */
 import { randomUUID } from 'node:crypto';
-import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { VoiceCallInput, VoiceCallResult } from '../api/otp-io.js';
 import { SA } from '../definitions/search-attributes.js';
 import { voiceWorkflowId } from '../definitions/workflow-ids.js';
 import type { voiceCall } from '../../workflows/voice.js';
+import { startOnce } from './start-once.js';
 import type { StartedWorkflow } from './started-workflow.js';
 
 /** `key` is the business key: the same key reaches the same workflow, and never calls twice. */
@@ -14,11 +15,10 @@ export async function startVoiceCall(
   input: VoiceCallInput,
   key: string = randomUUID(),
 ): Promise<StartedWorkflow<VoiceCallResult>> {
-  const handle = await client.workflow.start<typeof voiceCall>('voiceCall', {
+  const handle = await startOnce<typeof voiceCall>(client, 'voiceCall', key, {
     workflowId: voiceWorkflowId(key),
     taskQueue,
     args: [input],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [
       { key: SA.kind, value: 'voice' },
       ...(input.sender ? [{ key: SA.sender, value: input.sender }] : []),

@@ -86,7 +86,14 @@ describe('suppression list', () => {
     const alone = await (
       await stack.msgflow.sendSms({ recipients: [optedOut], sender: 'ACME', message: 'hi' })
     ).result();
-    expect(alone).toEqual({ campaignId: null, cost: 0, currency: null, messages: [], suppressed: [`+${optedOut}`] });
+    expect(alone).toEqual({
+      campaignId: null,
+      cost: 0,
+      currency: null,
+      messages: [],
+      suppressed: [`+${optedOut}`],
+      duplicates: [],
+    });
     expect((await stack.admin.ledger(stack.accountId!)).length).toBe(ledgerBefore);
 
     const mixed = await (
