@@ -160,6 +160,7 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_SANDBOX_ADMIN_TOKEN: stack.sandbox.adminToken,
         MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
         MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+        MSGFLOW_CODEC_URL: codec.url,
         MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
         MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
