@@ -31,8 +31,11 @@ import { audienceAccessFromEnv } from '../worker.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
+import { configuredAddress } from '../temporal/connection.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
 import { generateCodecToken } from './codec.js';
+import { fail } from './common.js';
+import { type DevPort, unavailablePorts, unavailablePortsMessage } from './dev-ports.js';
 import { untilStopSignal } from './signals.js';
 import { startTracingFromEnv } from '../tracing/setup.js';
 
@@ -64,6 +67,7 @@ export function registerDevCommands(program: Command): void {
       // Readable lines in a terminal; piped or collected, JSON as everywhere else.
       if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
       const log = createLogger('dev');
+      await checkPorts(options);
       if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
       const tracing = startTracingFromEnv('msgflow-dev');
       mkdirSync(DATA_DIR, { recursive: true });
@@ -207,6 +211,35 @@ export function registerDevCommands(program: Command): void {
       await temporal.stop();
       await codec.close();
     });
+}
+
+/** Every port this command binds, free before anything starts (Temporal's only when it starts the server). */
+async function checkPorts(options: DevOptions): Promise<void> {
+  const ports: DevPort[] = [
+    ...(configuredAddress(process.env)
+      ? []
+      : [
+          { what: 'Temporal', flag: '--temporal-port', port: portOption(options.temporalPort, '--temporal-port') },
+          { what: 'Temporal UI', flag: '--ui-port', port: portOption(options.uiPort, '--ui-port') },
+        ]),
+    { what: 'sandbox', flag: '--sandbox-port', port: portOption(options.sandboxPort, '--sandbox-port') },
+    { what: 'ingress', flag: '--ingress-port', port: portOption(options.ingressPort, '--ingress-port') },
+    { what: 'codec endpoint', flag: '--codec-port', port: portOption(options.codecPort, '--codec-port') },
+    {
+      what: 'worker metrics',
+      flag: '--worker-metrics-port',
+      port: portOption(options.workerMetricsPort, '--worker-metrics-port'),
+    },
+  ];
+  const unavailable = await unavailablePorts(ports);
+  if (unavailable.length > 0) fail(unavailablePortsMessage(unavailable), 1);
+}
+
+function portOption(value: string, flag: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    fail(`${flag} must be a port number (0-65535), not "${value}"`, 2);
+  return port;
 }
 
 /**

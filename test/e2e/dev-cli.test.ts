@@ -1,11 +1,11 @@
 /**
  * `msgflow dev` as a user runs it, in a folder of its own on free ports: it prints its sandbox account and
  * writes it to .data/dev.env, where the `msgflow sandbox …` helpers find it without `--account`, also after a
- * restart that reuses the account's token.
+ * restart that reuses the account's token; on busy ports it names each with its flag and starts nothing.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -127,4 +127,35 @@ describe('msgflow dev', () => {
       expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
     },
   );
+
+  it('names every busy port with the flag that moves it, and starts nothing', { timeout: 60_000 }, async () => {
+    const ports = await freePorts(PORT_FLAGS.length);
+    const holders = await Promise.all(
+      [ports[2]!, ports[5]!].map(
+        (port) =>
+          new Promise<Server>((r) => {
+            const s = createServer();
+            s.listen(port, '127.0.0.1', () => r(s));
+          }),
+      ),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'dev-cli-busy-'));
+    try {
+      const args = PORT_FLAGS.flatMap((flag, i) => [flag, String(ports[i])]);
+      const busy = await runMsgflow(['dev', ...args], { cwd: folder });
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain(`port ${ports[2]} (sandbox, --sandbox-port) is in use`);
+      expect(busy.stderr).toContain(`port ${ports[5]} (worker metrics, --worker-metrics-port) is in use`);
+      expect(busy.stderr).not.toContain(`port ${ports[0]} `);
+      expect(busy.stdout).not.toContain('starting Temporal');
+      expect(existsSync(join(folder, '.data/temporal.db'))).toBe(false);
+
+      const bad = await runMsgflow(['dev', '--ingress-port', 'http'], { cwd: folder });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--ingress-port must be a port number (0-65535), not "http"');
+    } finally {
+      await Promise.all(holders.map((h) => new Promise((r) => h.close(r))));
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
