@@ -370,6 +370,27 @@ describe('file encodings', () => {
     }
   });
 
+  it('reads a UTF-16 CSV from a URL, and refuses a Latin-1 one', async () => {
+    let body = utf16be(`\uFEFF${rows}`);
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/csv');
+      res.end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/due`;
+      const read = () => pageReaderFor({ type: 'url', url }, { ...context, downloads: new DownloadCache() });
+      expect(await readAll(read(), 10)).toEqual([['2348012345678', '2348098765432']]);
+      body = Buffer.from(rows, 'latin1');
+      await expect(readAll(read(), 10)).rejects.toMatchObject({
+        type: 'AudienceFormatInvalid',
+        message: expect.stringMatching(/save it as UTF-8/),
+      });
+    } finally {
+      server.close();
+    }
+  });
+
   it('refuses other encodings with a non-retryable "save it as UTF-8", wherever the bad bytes are', async () => {
     const latin1 = join(dir, 'latin1.csv');
     writeFileSync(latin1, Buffer.from(rows, 'latin1'));
