@@ -172,6 +172,8 @@ export const SandboxEnv = z.object({
   MSGFLOW_SANDBOX_PORT: port.default(4010),
   MSGFLOW_SANDBOX_DB: z.string().default(`${DATA_DIR}/sandbox.db`),
   MSGFLOW_SANDBOX_ADMIN_TOKEN: z.string().min(16).optional(),
+  /** The account `msgflow sandbox …` helpers use without `--account` (msgflow dev writes its own). */
+  MSGFLOW_SANDBOX_ACCOUNT: z.string().min(1).optional(),
   MSGFLOW_SANDBOX_TRUST_PROXY: trustProxy.optional(),
   /** How often the carrier and the webhook dispatcher look for due work (a duration, like every timing below). */
   MSGFLOW_SANDBOX_TICK: durationText({ min: 1, max: 60_000 }).optional(),

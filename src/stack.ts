@@ -244,7 +244,7 @@ async function accountFor(
   if (reuseToken) {
     try {
       await new MessagingClient({ baseUrl: sandbox.baseUrl, token: reuseToken, maxRetries: 0 }).balance.get();
-      return { accountId: undefined, token: reuseToken };
+      return { accountId: await accountOfToken(admin, reuseToken), token: reuseToken };
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
     }
@@ -254,6 +254,15 @@ async function accountFor(
   await admin.setRateLimit(account.id, ratePerMinute);
   const created = await admin.createToken(account.id, { scopes: [...SCOPES] as Scope[], name: 'msgflow' });
   return { accountId: account.id, token: created.token };
+}
+
+/** The account holding `token`, found by the token's stored prefix (undefined for an old token without one). */
+async function accountOfToken(admin: SandboxAdmin, token: string): Promise<string | undefined> {
+  for (const account of await admin.listAccounts()) {
+    const tokens = await admin.tokens(account.id);
+    if (tokens.some((t) => t.prefix !== null && t.revoked_at === null && token.startsWith(t.prefix))) return account.id;
+  }
+  return undefined;
 }
 
 /** Registers `url` for all events, replacing earlier registrations of the same URL (their secrets are gone). */

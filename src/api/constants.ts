@@ -22,6 +22,8 @@ export function isFinalStatus(status: string): status is FinalStatus {
 
 /** Most recipients one send request may carry; larger campaigns are sent in chunks. */
 export const MAX_RECIPIENTS_PER_REQUEST = 1000;
+/** Most events one `message.status.batch` webhook body may carry; the ingress rejects the rest. */
+export const MAX_EVENTS_PER_BATCH = 1000;
 /** Longest text accepted: ten concatenated GSM-7 segments' worth. */
 export const MAX_MESSAGE_LENGTH = 1530;
 /** Most recipients one `sendSms` may carry; more are a campaign. */

@@ -1,7 +1,7 @@
 /** Message states and the signed status events the provider delivers to webhook endpoints. */
 import { z } from 'zod';
 import { OffsetDateTime, PlusNumber } from './common.js';
-import { FINAL_STATUSES, PENDING_STATUSES } from './constants.js';
+import { FINAL_STATUSES, MAX_EVENTS_PER_BATCH, PENDING_STATUSES } from './constants.js';
 import { isJsonObject } from './json.js';
 
 export const FinalStatus = z.enum(FINAL_STATUSES);
@@ -40,7 +40,7 @@ export const BATCH_EVENT_TYPE = 'message.status.batch';
 export const BatchStatusEvent = z
   .object({
     type: z.literal(BATCH_EVENT_TYPE),
-    events: z.array(MessageStatusEvent).min(1).max(1000),
+    events: z.array(MessageStatusEvent).min(1).max(MAX_EVENTS_PER_BATCH),
   })
   .meta({ id: 'BatchStatusEvent' });
 export type BatchStatusEvent = z.infer<typeof BatchStatusEvent>;
@@ -65,9 +65,13 @@ export interface RejectedEvent {
 /** A batch body's envelope; its events are validated one by one. Built once: zod compiles each new schema. */
 const BatchEnvelope = z.object({ type: z.literal(BATCH_EVENT_TYPE), events: z.array(z.unknown()) });
 
+/** The reason kept with each event past the first MAX_EVENTS_PER_BATCH of a batch. */
+export const BATCH_TOO_LARGE_REASON = `batch_too_large: a batch carries at most ${MAX_EVENTS_PER_BATCH} events`;
+
 /**
  * The events of an authentic body, each validated on its own: one malformed event in a batch does not cost
- * the others. A body that is neither a batch nor an event is one rejected event.
+ * the others. A body that is neither a batch nor an event is one rejected event, and the events of a batch
+ * past its first MAX_EVENTS_PER_BATCH are rejected unread (only the body's size limit bounds their number).
  */
 export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[]; rejected: RejectedEvent[] } {
   // Only a body that names itself a batch is parsed as one: a failed parse builds an error, for nothing.
@@ -76,6 +80,10 @@ export function parseWebhookEvents(json: unknown): { events: MessageStatusEvent[
   const events: MessageStatusEvent[] = [];
   const rejected: RejectedEvent[] = [];
   candidates.forEach((candidate, index) => {
+    if (index >= MAX_EVENTS_PER_BATCH) {
+      rejected.push({ index, reason: BATCH_TOO_LARGE_REASON, event: candidate });
+      return;
+    }
     const parsed = MessageStatusEvent.safeParse(candidate);
     if (parsed.success) events.push(parsed.data);
     else rejected.push({ index, reason: z.prettifyError(parsed.error).replace(/\n/g, '; '), event: candidate });

@@ -1,13 +1,22 @@
 /**
  * CSV audiences through csv-parse: the field separator given or detected from the header row (`,` `;` tab `|`),
- * quoted fields (separators, quotes and line breaks inside), a UTF-8 byte order mark, CRLF or LF line ends.
+ * quoted fields (separators, quotes and line breaks inside), CRLF or LF line ends, in UTF-8 (with or without
+ * its byte order mark) or UTF-16 with its byte order mark (encoding.ts; any other encoding is refused).
  * Rows come back as records keyed by the header, so every column stays available beside the phone number; a
  * file is read from a byte offset, so page n costs the same as page 1 at any size.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
+import {
+  checkUtf8,
+  decodeText,
+  ENCODING_SAMPLE_BYTES,
+  encodingOf,
+  swapBytePairs,
+  type TextEncoding,
+} from './encoding.js';
 import { AUDIENCE_FAILURES, audienceFailure, fileReadFailure as unreadableFile } from './failures.js';
 
 /** One data row: column name → field (a headerless file's columns are named column1, column2, …). */
@@ -25,6 +34,7 @@ export interface CsvLayout {
   phoneColumn: string;
   /** Byte offset of the first data row (after the header row, if any). */
   dataStart: number;
+  encoding: TextEncoding;
 }
 
 const CANDIDATE_DELIMITERS = [',', ';', '\t', '|'];
@@ -54,21 +64,24 @@ interface ParsedRow {
 /** Up to `limit` rows of `input` (blank lines skipped); stops reading once it has them. */
 async function parseRows(
   input: Readable,
-  delimiter: string,
+  { delimiter, encoding }: Pick<CsvLayout, 'delimiter' | 'encoding'>,
   limit: number,
   atFileStart: boolean,
 ): Promise<ParsedRow[]> {
-  const parser = input.pipe(
-    parse({
-      delimiter,
-      bom: atFileStart,
-      info: true,
-      record_delimiter: ['\r\n', '\n', '\r'],
-      skip_empty_lines: true,
-      relax_column_count: true,
-      relax_quotes: true,
-    }),
-  );
+  // csv-parse reads UTF-16LE itself (offsets stay byte offsets of the file); UTF-16BE is swapped into it.
+  const decoding = encoding === 'utf8' ? [checkUtf8()] : encoding === 'utf16be' ? [swapBytePairs()] : [];
+  const parser = parse({
+    delimiter,
+    encoding: encoding === 'utf8' ? 'utf8' : 'utf16le',
+    bom: atFileStart,
+    info: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+  });
+  // A pipeline, not pipe(): a failing file or encoding check then fails the parser's iteration below.
+  pipeline([input, ...decoding, parser], () => {});
   const rows: ParsedRow[] = [];
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
@@ -89,17 +102,17 @@ function fileStream(path: string, start: number, signal?: AbortSignal): Readable
   return createReadStream(path, { start, signal });
 }
 
-/** Reads `path`'s first line (up to 64 KiB) for delimiter detection. */
-async function firstLine(input: Readable): Promise<string> {
-  let text = '';
+/** The first 64 KiB of `input` (all of it when shorter). */
+async function sample(input: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
-      text += chunk.toString('utf8');
-      const newline = text.search(/[\r\n]/);
-      if (newline >= 0 || text.length >= 64 * 1024)
-        return (newline >= 0 ? text.slice(0, newline) : text).replace(/^\uFEFF/, '');
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= ENCODING_SAMPLE_BYTES) break;
     }
-    return text.replace(/^\uFEFF/, '');
+    return Buffer.concat(chunks).subarray(0, ENCODING_SAMPLE_BYTES);
   } catch (error) {
     throw unreadableFile(error);
   } finally {
@@ -107,9 +120,21 @@ async function firstLine(input: Readable): Promise<string> {
   }
 }
 
+/** The first line of a sample, for delimiter detection (a character cut at the sample's end decodes as U+FFFD). */
+function firstLine(bytes: Buffer, encoding: TextEncoding): string {
+  const text = decodeText(bytes, encoding).replace(/^\uFEFF/, '');
+  const newline = text.search(/[\r\n]/);
+  return newline >= 0 ? text.slice(0, newline) : text;
+}
+
 /** Header, separator and phone column of a CSV, from its first row. */
-function layoutOf(first: ParsedRow | undefined, delimiter: string, column: string | undefined): CsvLayout {
-  if (!first) return { delimiter, columns: [], phoneColumn: 'column1', dataStart: 0 }; // an empty file: no one
+function layoutOf(
+  first: ParsedRow | undefined,
+  { delimiter, encoding }: Pick<CsvLayout, 'delimiter' | 'encoding'>,
+  column: string | undefined,
+): CsvLayout {
+  const base = { delimiter, encoding };
+  if (!first) return { ...base, columns: [], phoneColumn: 'column1', dataStart: 0 }; // an empty file: no one
   const header = (first?.fields ?? []).map((h) => h.trim());
   const names = header.map((h) => h.toLowerCase());
   if (column) {
@@ -119,15 +144,15 @@ function layoutOf(first: ParsedRow | undefined, delimiter: string, column: strin
         AUDIENCE_FAILURES.invalidFormat,
         `the CSV has no column "${column}" (columns: ${header.join(', ')})`,
       );
-    return { delimiter, columns: header, phoneColumn: header[index]!, dataStart: first.end };
+    return { ...base, columns: header, phoneColumn: header[index]!, dataStart: first.end };
   }
   if (header.length > 0 && LOOKS_LIKE_A_NUMBER.test(header[0]!)) {
     const columns = header.map((_, i) => `column${i + 1}`);
-    return { delimiter, columns, phoneColumn: 'column1', dataStart: 0 };
+    return { ...base, columns, phoneColumn: 'column1', dataStart: 0 };
   }
   const index = names.findIndex((n) => PHONE_COLUMN.test(n));
-  if (index >= 0) return { delimiter, columns: header, phoneColumn: header[index]!, dataStart: first.end };
-  if (names.length === 1) return { delimiter, columns: header, phoneColumn: header[0]!, dataStart: first.end };
+  if (index >= 0) return { ...base, columns: header, phoneColumn: header[index]!, dataStart: first.end };
+  if (names.length === 1) return { ...base, columns: header, phoneColumn: header[0]!, dataStart: first.end };
   throw audienceFailure(
     AUDIENCE_FAILURES.invalidFormat,
     `no phone column found in the CSV header (${header.join(', ')}): name it with "column"`,
@@ -146,9 +171,11 @@ async function layoutFrom(
   signal?: AbortSignal,
 ): Promise<CsvLayout> {
   signal?.throwIfAborted();
-  const separator = delimiter ?? detectDelimiter(await firstLine(open()));
-  const [first] = await parseRows(open(), separator, 1, true);
-  return layoutOf(first, separator, column);
+  const head = await sample(open());
+  const encoding = encodingOf(head);
+  const separator = delimiter ?? detectDelimiter(firstLine(head, encoding));
+  const [first] = await parseRows(open(), { delimiter: separator, encoding }, 1, true);
+  return layoutOf(first, { delimiter: separator, encoding }, column);
 }
 
 export function csvLayoutOfFile(path: string, options: CsvOptions, signal?: AbortSignal): Promise<CsvLayout> {
@@ -163,7 +190,7 @@ export async function readCsvFile(
   limit: number,
   signal?: AbortSignal,
 ): Promise<{ records: CsvRecord[]; end: number; eof: boolean }> {
-  const rows = await parseRows(fileStream(path, start, signal), layout.delimiter, limit, start === 0);
+  const rows = await parseRows(fileStream(path, start, signal), layout, limit, start === 0);
   const end = start + (rows.at(-1)?.end ?? 0);
   const size = (await stat(path).catch((error: unknown) => Promise.reject(unreadableFile(error)))).size;
   const eof = rows.length < limit || end >= size;
@@ -179,7 +206,7 @@ export async function parseCsvText(
   const layout = await layoutFrom(open, options);
   const rows = await parseRows(
     Readable.from([data.subarray(layout.dataStart)]),
-    layout.delimiter,
+    layout,
     Infinity,
     layout.dataStart === 0,
   );

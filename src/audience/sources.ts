@@ -3,12 +3,14 @@
  * a URL downloaded once per campaign and worker, and user loaders. Each returns raw entries; validation and
  * de-duplication happen above them (dedup.ts), the same way for every source.
  */
+import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import type { AudienceFormat, AudienceSource } from '../api/campaign-io.js';
 import type { AudienceFields } from '../api/message-template.js';
 import { type AudienceAccess, allowedFile } from './access.js';
 import { type CsvOptions, csvLayoutOfFile, parseCsvText, readCsvFile } from './csv.js';
 import { downloadAudience } from './download.js';
+import { ENCODING_SAMPLE_BYTES, notUtf8, requireUtf8 } from './encoding.js';
 import { AUDIENCE_FAILURES, audienceFailure, fileReadFailure } from './failures.js';
 import type { AudienceLoaders } from './loaders.js';
 
@@ -128,13 +130,16 @@ export async function readLines(path: string, start: number, max: number, signal
       const buffer = Buffer.alloc(Math.min(BLOCK, size - position));
       const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
+      if (position === 0) requireUtf8(buffer.subarray(0, bytesRead));
       position += bytesRead;
       pending = pending.length
         ? Buffer.concat([pending, buffer.subarray(0, bytesRead)])
         : buffer.subarray(0, bytesRead);
       let from = 0;
       for (let nl = pending.indexOf(10, from); nl >= 0 && lines.length < max; nl = pending.indexOf(10, from)) {
-        const line = pending.subarray(from, nl).toString('utf8').replace(/\r$/, '');
+        const bytes = pending.subarray(from, nl);
+        if (!isUtf8(bytes)) throw notUtf8('is not UTF-8 text');
+        const line = bytes.toString('utf8').replace(/\r$/, '');
         from = nl + 1;
         if (line.trim() !== '') lines.push(line);
       }
@@ -215,6 +220,7 @@ async function download({ url, format, options, access, signal }: DownloadReques
     const { layout, records } = await parseCsvText(data, options);
     return { entries: records.map((record) => record[layout.phoneColumn] ?? ''), fields: records };
   }
+  requireUtf8(data.subarray(0, ENCODING_SAMPLE_BYTES));
   const lines = data
     .toString('utf8')
     .replace(/^\uFEFF/, '')

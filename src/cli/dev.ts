@@ -31,8 +31,11 @@ import { audienceAccessFromEnv } from '../worker.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
+import { configuredAddress } from '../temporal/connection.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
 import { generateCodecToken } from './codec.js';
+import { fail } from './common.js';
+import { type DevPort, unavailablePorts, unavailablePortsMessage } from './dev-ports.js';
 import { untilStopSignal } from './signals.js';
 import { startTracingFromEnv } from '../tracing/setup.js';
 
@@ -44,6 +47,27 @@ interface DevOptions {
   codecPort: string;
   workerMetricsPort: string;
   otlpEndpoint?: string;
+}
+
+/** The stack's keys and tokens: the environment's, else the ones an earlier run kept in dev.env, else new ones. */
+function devSecrets(previous: Record<string, string | undefined>) {
+  return {
+    // Personal data is encrypted in Temporal from the first run; the key and the codec token are kept in
+    // dev.env, because .data/temporal.db holds histories only that key can read.
+    encryptionKey:
+      parseEnv(EncryptionEnv, process.env).MSGFLOW_ENCRYPTION_KEY ?? previous.MSGFLOW_ENCRYPTION_KEY ?? generateKey(),
+    // OTP session ids hash the recipient with this key: kept in dev.env so sessions survive restarts.
+    otpHashKey:
+      parseEnv(OtpEnv, process.env).MSGFLOW_OTP_HASH_KEY ??
+      previous.MSGFLOW_OTP_HASH_KEY ??
+      randomBytes(32).toString('base64'),
+    // Numbers in the message store are found by a keyed hash; the key outlives any encryption key rotation.
+    storeLookupKey:
+      process.env.MSGFLOW_STORE_LOOKUP_KEY ?? previous.MSGFLOW_STORE_LOOKUP_KEY ?? randomBytes(32).toString('base64'),
+    codecTokens: parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [
+      previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken(),
+    ],
+  };
 }
 
 export function registerDevCommands(program: Command): void {
@@ -64,32 +88,19 @@ export function registerDevCommands(program: Command): void {
       // Readable lines in a terminal; piped or collected, JSON as everywhere else.
       if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
       const log = createLogger('dev');
+      await checkPorts(options);
       if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
       const tracing = startTracingFromEnv('msgflow-dev');
       mkdirSync(DATA_DIR, { recursive: true });
       const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
       const sandboxEnv = parseEnv(SandboxEnv, process.env);
       const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-      // Personal data is encrypted in Temporal from the first run; the key and the codec token are kept in
-      // dev.env, because .data/temporal.db holds histories only that key can read.
-      const encryptionKey =
-        parseEnv(EncryptionEnv, process.env).MSGFLOW_ENCRYPTION_KEY ?? previous.MSGFLOW_ENCRYPTION_KEY ?? generateKey();
-      // OTP session ids hash the recipient with this key: kept in dev.env so sessions survive restarts.
-      const otpHashKey =
-        parseEnv(OtpEnv, process.env).MSGFLOW_OTP_HASH_KEY ??
-        previous.MSGFLOW_OTP_HASH_KEY ??
-        randomBytes(32).toString('base64');
-      // Numbers in the message store are found by a keyed hash; the key outlives any encryption key rotation.
-      const storeLookupKey =
-        process.env.MSGFLOW_STORE_LOOKUP_KEY ?? previous.MSGFLOW_STORE_LOOKUP_KEY ?? randomBytes(32).toString('base64');
+      const { encryptionKey, otpHashKey, storeLookupKey, codecTokens } = devSecrets(previous);
       const storeEnv = {
         ...process.env,
         MSGFLOW_ENCRYPTION_KEY: encryptionKey,
         MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
       };
-      const codecTokens = parseEnv(CodecEnv, process.env).MSGFLOW_CODEC_TOKEN ?? [
-        previous.MSGFLOW_CODEC_TOKEN ?? generateCodecToken(),
-      ];
       // The worker runs in this process: its runtime (logs, Prometheus exporter) comes before any connection.
       await installWorkerRuntime({
         metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`,
@@ -158,8 +169,10 @@ export function registerDevCommands(program: Command): void {
         MSGFLOW_API_TOKEN: stack.token,
         MSGFLOW_SANDBOX_URL: stack.sandbox.url,
         MSGFLOW_SANDBOX_ADMIN_TOKEN: stack.sandbox.adminToken,
+        ...(stack.accountId ? { MSGFLOW_SANDBOX_ACCOUNT: stack.accountId } : {}),
         MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
         MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+        MSGFLOW_CODEC_URL: codec.url,
         MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
         MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
@@ -187,7 +200,7 @@ export function registerDevCommands(program: Command): void {
           `  Temporal      ${temporal.address}   (namespace ${temporal.namespace})`,
           `  Temporal UI   ${temporal.uiUrl ?? '(external server)'}`,
           `  Console       ${stack.sandbox.consoleSignInLink()}   (sandbox web console: one-time sign-in link, valid 10 minutes; another: msgflow sandbox console-link)`,
-          `  Sandbox API   ${stack.sandbox.baseUrl}`,
+          `  Sandbox API   ${stack.sandbox.baseUrl}   (account ${stack.accountId ?? 'unknown'}, the default of msgflow sandbox … --account)`,
           `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
           `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
           `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
@@ -205,6 +218,35 @@ export function registerDevCommands(program: Command): void {
       await temporal.stop();
       await codec.close();
     });
+}
+
+/** Every port this command binds, free before anything starts (Temporal's only when it starts the server). */
+async function checkPorts(options: DevOptions): Promise<void> {
+  const ports: DevPort[] = [
+    ...(configuredAddress(process.env)
+      ? []
+      : [
+          { what: 'Temporal', flag: '--temporal-port', port: portOption(options.temporalPort, '--temporal-port') },
+          { what: 'Temporal UI', flag: '--ui-port', port: portOption(options.uiPort, '--ui-port') },
+        ]),
+    { what: 'sandbox', flag: '--sandbox-port', port: portOption(options.sandboxPort, '--sandbox-port') },
+    { what: 'ingress', flag: '--ingress-port', port: portOption(options.ingressPort, '--ingress-port') },
+    { what: 'codec endpoint', flag: '--codec-port', port: portOption(options.codecPort, '--codec-port') },
+    {
+      what: 'worker metrics',
+      flag: '--worker-metrics-port',
+      port: portOption(options.workerMetricsPort, '--worker-metrics-port'),
+    },
+  ];
+  const unavailable = await unavailablePorts(ports);
+  if (unavailable.length > 0) fail(unavailablePortsMessage(unavailable), 1);
+}
+
+function portOption(value: string, flag: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    fail(`${flag} must be a port number (0-65535), not "${value}"`, 2);
+  return port;
 }
 
 /**

@@ -19,6 +19,8 @@ import { registerOtpGuardCommands } from './otp-guard.js';
 export const NOT_VERIFIED_EXIT_CODE = 3;
 /** Exit status of `otp send` when the fraud guard blocked the send. */
 export const BLOCKED_EXIT_CODE = 4;
+/** Exit status of `otp send` when the session is locked after too many wrong codes: nothing was sent. */
+export const LOCKED_EXIT_CODE = 5;
 
 interface PairOptions extends JsonFlag {
   purpose: string;
@@ -70,7 +72,7 @@ export function registerOtpCommands(program: Command): void {
 
   withJson(pair(otp.command('send')))
     .description(
-      `Send a code (or resend, within the cooldown and send limit, when a session is running); exits ${BLOCKED_EXIT_CODE} when the fraud guard blocks it`,
+      `Send a code (or resend, within the cooldown and send limit, when a session is running); exits ${BLOCKED_EXIT_CODE} when the fraud guard blocks it, ${LOCKED_EXIT_CODE} when the session is locked`,
     )
     .option('--sender <id>', 'approved sender id (default: the provider’s verification sender)')
     .option('--length <digits>', 'digits in the code (4-10, default 6)', positiveInt('--length'))
@@ -114,6 +116,15 @@ export function registerOtpCommands(program: Command): void {
         return null;
       });
       if (!answer) return;
+      if (answer.status === 'locked') {
+        // Nothing was sent: the session's counters and resend time would only mislead.
+        printResult(options, answer, () => [
+          answer.lockedUntil ? `locked until ${answer.lockedUntil}` : 'locked (too many wrong codes)',
+          `workflow ${answer.workflowId}`,
+        ]);
+        process.exitCode = LOCKED_EXIT_CODE;
+        return;
+      }
       printResult(options, answer, () => [
         `${answer.status}  sends ${answer.sends} (${answer.sendsRemaining} left)  expires ${answer.expiresAt ?? '-'}`,
         ...(answer.resendAvailableAt ? [`resend available at ${answer.resendAvailableAt}`] : []),

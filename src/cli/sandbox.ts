@@ -11,8 +11,20 @@ import { ConfigError, SandboxEnv } from '../config.js';
 import { detailsOf } from '../api/errors.js';
 import { DEFAULTS } from '../sandbox/options.js';
 import { SandboxAdmin, SandboxAdminError, type SandboxOptions, startSandbox } from '../sandbox/index.js';
-import { duration, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
+import { duration, fail, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 import { untilStopSignal } from './signals.js';
+
+const ACCOUNT_HELP = 'account id (default: MSGFLOW_SANDBOX_ACCOUNT, which msgflow dev writes to .data/dev.env)';
+
+/** `--account`, else the dev stack's account; a command without either stops naming both. */
+function defaultAccount(): string {
+  const account = SandboxEnv.shape.MSGFLOW_SANDBOX_ACCOUNT.safeParse(process.env.MSGFLOW_SANDBOX_ACCOUNT);
+  if (account.success && account.data) return account.data;
+  return fail(
+    'give --account <id>: no MSGFLOW_SANDBOX_ACCOUNT is set (msgflow dev writes its account to .data/dev.env; `msgflow sandbox account create` makes one)',
+    2,
+  );
+}
 
 /** Start flags and the variable each one overrides. */
 const START_FLAGS = [
@@ -152,6 +164,11 @@ export function registerSandboxCommands(program: Command): void {
   const sandbox = program
     .command('sandbox')
     .description("Run the provider sandbox (the default), or manage a running one's accounts");
+  // Every helper that takes --account defaults to the dev stack's account.
+  sandbox.hook('preAction', (_sandbox, command) => {
+    if (command.options.some((o) => o.long === '--account') && command.getOptionValue('account') === undefined)
+      command.setOptionValue('account', defaultAccount());
+  });
 
   const start = sandbox
     .command('start', { isDefault: true })
@@ -189,7 +206,7 @@ export function registerSandboxCommands(program: Command): void {
     token
       .command('create')
       .description('Create an API token (its secret is printed once)')
-      .requiredOption('--account <id>', 'account id')
+      .option('--account <id>', ACCOUNT_HELP)
       .requiredOption('--scopes <list>', `comma-separated: ${SCOPES.join(',')}`, scopeList)
       .option('--name <name>', 'a label'),
   ).action(async (o: JsonFlag & { account: string; scopes: Scope[]; name?: string }) => {
@@ -205,7 +222,7 @@ export function registerSandboxCommands(program: Command): void {
     token
       .command('list')
       .description("An account's tokens: prefix, scopes, created, last used, revoked (never secrets)")
-      .requiredOption('--account <id>', 'account id'),
+      .option('--account <id>', ACCOUNT_HELP),
   ).action(async (o: JsonFlag & { account: string }) => {
     const tokens = await adminFromEnv().tokens(o.account).catch(explain);
     printResult(o, tokens, () =>
@@ -231,7 +248,7 @@ export function registerSandboxCommands(program: Command): void {
       .description('Approved senders')
       .command('add')
       .description('Approve a sender for an account')
-      .requiredOption('--account <id>', 'account id')
+      .option('--account <id>', ACCOUNT_HELP)
       .requiredOption('--sender <sender>', 'sender id, e.g. ACME'),
   ).action(async (o: JsonFlag & { account: string; sender: string }) => {
     await adminFromEnv().addSender(o.account, o.sender).catch(explain);
@@ -242,7 +259,7 @@ export function registerSandboxCommands(program: Command): void {
     sandbox
       .command('credit')
       .description("Add to an account's wallet")
-      .requiredOption('--account <id>', 'account id')
+      .option('--account <id>', ACCOUNT_HELP)
       .requiredOption('--amount <minor units>', 'amount to add', integer),
   ).action(async (o: JsonFlag & { account: string; amount: number }) => {
     await adminFromEnv().credit(o.account, o.amount).catch(explain);
@@ -269,7 +286,7 @@ export function registerSandboxCommands(program: Command): void {
       .description(
         "An account's webhook deliveries with every attempt (status, latency, start of the answer), newest first",
       )
-      .requiredOption('--account <id>', 'account id')
+      .option('--account <id>', ACCOUNT_HELP)
       .option('--message <id>', "only deliveries carrying this message's events")
       .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DeliveryState.options))
       .option('--limit <n>', 'at most this many (default 50)', positive),
@@ -315,7 +332,7 @@ export function registerSandboxCommands(program: Command): void {
       webhooks
         .command(name)
         .description(paused ? 'Hold deliveries back, as during a receiver outage' : 'Send held deliveries again')
-        .requiredOption('--account <id>', 'account id'),
+        .option('--account <id>', ACCOUNT_HELP),
     ).action(async (o: JsonFlag & { account: string }) => {
       await adminFromEnv().setWebhooksPaused(o.account, paused).catch(explain);
       printResult(o, { account: o.account, paused }, () => `webhook deliveries ${paused ? 'paused' : 'resumed'}`);
@@ -358,7 +375,7 @@ export function registerSandboxCommands(program: Command): void {
     sandbox
       .command('reset')
       .description("Forget an account's messages, calls, campaigns, OTPs and deliveries (keeps keys, settings, wallet)")
-      .requiredOption('--account <id>', 'account id'),
+      .option('--account <id>', ACCOUNT_HELP),
   ).action(async (o: JsonFlag & { account: string }) => {
     await adminFromEnv().resetAccount(o.account).catch(explain);
     printResult(o, { account: o.account, reset: true }, () => `reset ${o.account}`);
@@ -372,10 +389,7 @@ export function registerSandboxCommands(program: Command): void {
   });
 
   withJson(
-    sandbox
-      .command('ledger')
-      .description("An account's credits and charges")
-      .requiredOption('--account <id>', 'account id'),
+    sandbox.command('ledger').description("An account's credits and charges").option('--account <id>', ACCOUNT_HELP),
   ).action(async (o: JsonFlag & { account: string }) => {
     const entries = await adminFromEnv().ledger(o.account).catch(explain);
     printResult(o, entries, () =>

@@ -237,4 +237,46 @@ describe('personal campaign texts', () => {
     expect(inline.code).toBe(2);
     expect(inline.stderr).toContain('an inline audience has only numbers');
   });
+
+  it(
+    'reads a UTF-16 CSV saved by a spreadsheet, and refuses a Latin-1 one saying to save it as UTF-8',
+    { timeout: 120_000 },
+    async () => {
+      const [ade, bola] = ['2348050000021', '2348050000022'];
+      const rows = `Name\tphone\r\nAdé\t${ade}\r\nBola\t${bola}\r\n`;
+      writeFileSync(join(cwd, 'unicode.csv'), Buffer.from(`\uFEFF${rows}`, 'utf16le'));
+      const read = await msgflow(
+        'campaign',
+        'start',
+        '--sender',
+        'ACME',
+        '--message',
+        'Hi {Name}',
+        '--file',
+        'unicode.csv',
+        '--wait',
+        '--json',
+      );
+      expect(read.stderr).toBe('');
+      expect(JSON.parse(read.stdout)).toMatchObject({ sent: 2, invalid: { count: 0 }, counts: { delivered: 2 } });
+      expect((await stack.admin.inbox(ade)).map((m) => m.text)).toEqual(['Hi Adé']);
+
+      writeFileSync(join(cwd, 'latin1.csv'), Buffer.from(`phone,Name\n2348050000023,Adé\n`, 'latin1'));
+      const before = (await stack.admin.ledger(stack.accountId!)).length;
+      const refused = await msgflow(
+        'campaign',
+        'start',
+        '--sender',
+        'ACME',
+        '--message',
+        'Hi {Name}',
+        '--file',
+        'latin1.csv',
+        '--wait',
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('the audience file is not UTF-8 text: save it as UTF-8');
+      expect((await stack.admin.ledger(stack.accountId!)).length).toBe(before);
+    },
+  );
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatTimestamp } from '../../src/api/common.js';
+import { MAX_EVENTS_PER_BATCH } from '../../src/api/constants.js';
 import type { FinalStatus, MessageStatusEvent } from '../../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../../src/api/signature.js';
 import { messageOutcomesSignal } from '../../src/definitions/message-outcomes.js';
@@ -144,6 +145,26 @@ describe('webhook ingress', () => {
     expect((await stack.store.message(id))?.final?.status).toBe('delivered');
     const [latest] = (await stack.store.rejected({ limit: 1 })).rows;
     expect(latest?.event).toEqual({ event: 'message.delivered', provider_message_id: 'x' });
+  });
+
+  it('records the first 1,000 events of an oversized batch and keeps the rest as batch_too_large', async () => {
+    const prefix = `big-${randomUUID()}`;
+    const events = Array.from({ length: MAX_EVENTS_PER_BATCH + 3 }, (_, i) =>
+      statusEvent(`${prefix}-${i}`, 'delivered'),
+    );
+    const response = await post({ type: 'message.status.batch', events });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { received: number; rejected: Array<{ index: number; reason: string }> };
+    expect(body.received).toBe(MAX_EVENTS_PER_BATCH);
+    expect(body.rejected.map((r) => r.index)).toEqual([1000, 1001, 1002]);
+    expect(body.rejected.every((r) => r.reason.startsWith('batch_too_large'))).toBe(true);
+    expect((await stack.store.message(`${prefix}-999`))?.final?.status).toBe('delivered');
+    expect(await stack.store.message(`${prefix}-1000`)).toBeNull();
+    const kept = (await stack.store.rejected({ limit: 3 })).rows;
+    expect(kept.map((r) => r.reason.split(':')[0])).toEqual(['batch_too_large', 'batch_too_large', 'batch_too_large']);
+    expect(kept.map((r) => (r.event as MessageStatusEvent).provider_message_id).sort()).toEqual(
+      [1000, 1001, 1002].map((i) => `${prefix}-${i}`),
+    );
   });
 
   it('rejects forged and stale deliveries and records nothing', async () => {

@@ -126,4 +126,32 @@ describe('msgflow otp', () => {
       expect(status.stdout).not.toContain(call.code!);
     },
   );
+
+  it(
+    'says a locked session is locked, until when, and exits 5 instead of reporting a send',
+    { timeout: 120_000 },
+    async () => {
+      const recipient = '2348012345683';
+      const pair = ['--purpose', 'login', '--to', recipient];
+      const sent = await run(
+        ['otp', 'send', ...pair, '--max-attempts', '1', '--lockout', '10m', '--cooldown', '1s'],
+        env,
+      );
+      expect(sent.code).toBe(0);
+      const code = (await stack.admin.inbox(recipient))[0]!.text.match(/\d{6}/)![0];
+      const wrong = await run(['otp', 'verify', ...pair, '--code', code === '000000' ? '111111' : '000000'], env);
+      expect(wrong).toMatchObject({ code: 3, stdout: 'locked  attempts remaining 0\n' });
+
+      const locked = await run(['otp', 'send', ...pair], env);
+      expect(locked.code).toBe(5);
+      expect(locked.stdout).toMatch(/^locked until \d{4}-\d\d-\d\dT[\d:.]+Z\nworkflow otp:login:/);
+      expect(locked.stdout).not.toMatch(/left|resend/);
+      const until = Date.parse(locked.stdout.split('\n')[0]!.slice('locked until '.length));
+      expect(until).toBeGreaterThan(Date.now() + 5 * 60_000);
+      const json = await run(['otp', 'send', ...pair, '--json'], env);
+      expect(json.code).toBe(5);
+      expect(JSON.parse(json.stdout)).toMatchObject({ status: 'locked', lockedUntil: expect.any(String) });
+      expect((await stack.admin.inbox(recipient)).length).toBe(1);
+    },
+  );
 });

@@ -361,3 +361,70 @@ describe('a loaders module (MSGFLOW_AUDIENCE_LOADERS)', () => {
     await expect(importAudienceLoaders(broken)).rejects.toThrow(/"vip" .* has no readPage/);
   });
 });
+
+describe('file encodings', () => {
+  const rows = 'name,phone\nAdé,2348012345678\nBola,2348098765432\n';
+  const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+
+  it('reads UTF-16 CSV files with their byte order mark, little- or big-endian, page by page', async () => {
+    for (const [name, bytes] of [
+      ['le.csv', Buffer.from(`\uFEFF${rows}`, 'utf16le')],
+      ['be.csv', utf16be(`\uFEFF${rows}`)],
+    ] as const) {
+      const path = join(dir, name);
+      writeFileSync(path, bytes);
+      expect(await readAll(pageReaderFor({ type: 'file', path }, context), 1)).toEqual([
+        ['2348012345678'],
+        ['2348098765432'],
+      ]);
+      const layout = await csvLayoutOfFile(path, {});
+      expect((await readCsvFile(path, layout, layout.dataStart, 1)).records).toEqual([
+        { name: 'Adé', phone: '2348012345678' },
+      ]);
+    }
+  });
+
+  it('reads a UTF-16 CSV from a URL, and refuses a Latin-1 one', async () => {
+    let body = utf16be(`\uFEFF${rows}`);
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/csv');
+      res.end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/due`;
+      const read = () => pageReaderFor({ type: 'url', url }, { ...context, downloads: new DownloadCache() });
+      expect(await readAll(read(), 10)).toEqual([['2348012345678', '2348098765432']]);
+      body = Buffer.from(rows, 'latin1');
+      await expect(readAll(read(), 10)).rejects.toMatchObject({
+        type: 'AudienceFormatInvalid',
+        message: expect.stringMatching(/save it as UTF-8/),
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses other encodings with a non-retryable "save it as UTF-8", wherever the bad bytes are', async () => {
+    const latin1 = join(dir, 'latin1.csv');
+    writeFileSync(latin1, Buffer.from(rows, 'latin1'));
+    const noMark = join(dir, 'nomark.csv');
+    writeFileSync(noMark, Buffer.from(rows, 'utf16le'));
+    const late = join(dir, 'late.csv');
+    writeFileSync(
+      late,
+      Buffer.concat([Buffer.from(`phone\n${'2348012345678\n'.repeat(6000)}`), Buffer.from('Adé\n', 'latin1')]),
+    );
+    const utf16Text = join(dir, 'list.txt');
+    writeFileSync(utf16Text, Buffer.from('\uFEFF2348012345678\n', 'utf16le'));
+    const latin1Text = join(dir, 'latin1.txt');
+    writeFileSync(latin1Text, Buffer.from(`${'2348012345678\n'.repeat(6000)}Adé\n`, 'latin1'));
+    for (const path of [latin1, noMark, late, utf16Text, latin1Text]) {
+      await expect(readAll(pageReaderFor({ type: 'file', path }, context), 10_000)).rejects.toMatchObject({
+        type: 'AudienceFormatInvalid',
+        nonRetryable: true,
+        message: expect.stringMatching(/save it as UTF-8/),
+      });
+    }
+  });
+});

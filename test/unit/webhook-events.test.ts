@@ -1,6 +1,7 @@
 /** parseWebhookEvents: a body is a batch only when it names itself one; every event is judged on its own. */
 import { describe, expect, it } from 'vitest';
-import { BATCH_EVENT_TYPE, parseWebhookEvents } from '../../src/api/events.js';
+import { MAX_EVENTS_PER_BATCH } from '../../src/api/constants.js';
+import { BATCH_EVENT_TYPE, BATCH_TOO_LARGE_REASON, parseWebhookEvents } from '../../src/api/events.js';
 
 const event = (id: string) => ({
   event: 'message.delivered',
@@ -37,5 +38,16 @@ describe('parseWebhookEvents', () => {
   it('rejects a body that is not an object', () => {
     for (const body of [null, 'text', 42, [event('m1')]])
       expect(parseWebhookEvents(body)).toMatchObject({ events: [], rejected: [{ index: 0, event: body }] });
+  });
+
+  it('rejects the events of a batch past the documented limit as batch_too_large, keeping them', () => {
+    const batch = Array.from({ length: MAX_EVENTS_PER_BATCH + 2 }, (_, i) => event(`m${i}`));
+    const { events, rejected } = parseWebhookEvents({ type: BATCH_EVENT_TYPE, events: batch });
+    expect(events).toHaveLength(MAX_EVENTS_PER_BATCH);
+    expect(rejected).toEqual([
+      { index: MAX_EVENTS_PER_BATCH, reason: BATCH_TOO_LARGE_REASON, event: batch[MAX_EVENTS_PER_BATCH] },
+      { index: MAX_EVENTS_PER_BATCH + 1, reason: BATCH_TOO_LARGE_REASON, event: batch[MAX_EVENTS_PER_BATCH + 1] },
+    ]);
+    expect(BATCH_TOO_LARGE_REASON).toMatch(/^batch_too_large/);
   });
 });

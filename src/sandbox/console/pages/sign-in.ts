@@ -5,6 +5,7 @@ import { html } from '../html.js';
 import { renderPage, sessionOf, text } from '../kit.js';
 import { BASE, csrfField } from '../layout.js';
 import { sameSecret, type Sessions, type SignInCodes } from '../session.js';
+import { SignInThrottle } from '../sign-in-throttle.js';
 
 /** Where to go after signing in: only a console path, so the parameter cannot send anyone elsewhere. */
 function nextOf(req: Request, value: unknown): string {
@@ -14,12 +15,13 @@ function nextOf(req: Request, value: unknown): string {
 }
 
 export function registerSignIn(router: Router, ctx: SandboxContext, sessions: Sessions, codes: SignInCodes): void {
-  const signInPage = (req: Request, error?: string) => {
+  const throttle = new SignInThrottle(ctx.now);
+  const signInPage = (req: Request, error?: string, status = error ? 401 : 200) => {
     const res = req.res!;
     const session = sessionOf(res);
     renderPage(res, session, {
       title: 'Sign in',
-      status: error ? 401 : 200,
+      status,
       body: html`<h1>Sign in to the sandbox console</h1>
         ${error && html`<div class="flash error" role="alert">${error}</div>`}
         <section class="card">
@@ -60,10 +62,19 @@ export function registerSignIn(router: Router, ctx: SandboxContext, sessions: Se
 
   router.post('/sign-in', (req, res) => {
     const form = (req.body ?? {}) as Record<string, unknown>;
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const wait = throttle.waitSeconds(address);
+    if (wait > 0) {
+      res.setHeader('Retry-After', String(wait));
+      signInPage(req, `Too many wrong admin tokens from your address: try again in ${wait} s.`, 429);
+      return;
+    }
     if (!sameSecret(text(form, 'admin_token'), ctx.options.adminToken)) {
+      throttle.failed(address);
       signInPage(req, 'That is not the admin token.');
       return;
     }
+    throttle.succeeded(address);
     sessions.signIn(res, sessionOf(res));
     res.redirect(303, nextOf(req, form.next));
   });

@@ -1,0 +1,161 @@
+/**
+ * `msgflow dev` as a user runs it, in a folder of its own on free ports: it prints its sandbox account and
+ * writes it to .data/dev.env, where the `msgflow sandbox …` helpers find it without `--account`, also after a
+ * restart that reuses the account's token; on busy ports it names each with its flag and starts nothing.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runMsgflow } from '../support/cli.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const cwd = mkdtempSync(join(tmpdir(), 'dev-cli-'));
+const elsewhere = mkdtempSync(join(tmpdir(), 'dev-cli-elsewhere-'));
+const PORT_FLAGS = [
+  '--temporal-port',
+  '--ui-port',
+  '--sandbox-port',
+  '--ingress-port',
+  '--codec-port',
+  '--worker-metrics-port',
+];
+
+/** Free loopback ports, one per flag (closed again before use). */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => {
+      const server = createServer();
+      return new Promise<ReturnType<typeof createServer>>((r) => server.listen(0, '127.0.0.1', () => r(server)));
+    }),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+const inherited = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.startsWith('MSGFLOW_') && !k.startsWith('TEMPORAL_')),
+);
+
+interface Dev {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startDev(ports: number[]): Dev {
+  const args = PORT_FLAGS.flatMap((flag, i) => [flag, String(ports[i])]);
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli/main.ts'), 'dev', ...args], {
+    cwd,
+    env: inherited,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, output: () => out, exited };
+}
+
+/** Resolves with the output once `msgflow dev` is ready; fails if it exits first. */
+async function ready(dev: Dev): Promise<string> {
+  const ended = dev.exited.then((code) => {
+    throw new Error(`msgflow dev exited with ${code}: ${dev.output()}`);
+  });
+  const running = (async () => {
+    while (!dev.output().includes('msgflow dev is running:')) await new Promise((r) => setTimeout(r, 200));
+    return dev.output();
+  })();
+  return Promise.race([running, ended]);
+}
+
+async function stop(dev: Dev): Promise<void> {
+  if (dev.child.exitCode !== null) return;
+  dev.child.kill('SIGTERM');
+  await dev.exited;
+}
+
+const devEnv = () =>
+  Object.fromEntries(
+    readFileSync(join(cwd, '.data/dev.env'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+
+describe('msgflow dev', () => {
+  const started: Dev[] = [];
+  afterAll(async () => {
+    for (const dev of started) await stop(dev);
+    rmSync(cwd, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  it(
+    'prints its sandbox account, which the sandbox helpers use without --account, also after a restart',
+    { timeout: 240_000 },
+    async () => {
+      const ports = await freePorts(PORT_FLAGS.length);
+      const first = startDev(ports);
+      started.push(first);
+      const printed = /Sandbox API .*\(account (acct_\S+),/.exec(await ready(first))?.[1];
+      expect(printed).toBeDefined();
+      expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
+
+      const paused = await runMsgflow(['sandbox', 'webhooks', 'pause', '--json'], { cwd });
+      expect(paused.stderr).toBe('');
+      expect(JSON.parse(paused.stdout)).toEqual({ account: printed, paused: true });
+      expect((await runMsgflow(['sandbox', 'webhooks', 'resume'], { cwd })).code).toBe(0);
+      const deliveries = await runMsgflow(['sandbox', 'deliveries', '--json'], { cwd });
+      expect(deliveries.code).toBe(0);
+      expect(JSON.parse(deliveries.stdout)).toEqual(expect.any(Array));
+
+      // Without dev.env and without --account: a clear error, not a request for an empty account.
+      const env = { MSGFLOW_SANDBOX_URL: devEnv().MSGFLOW_SANDBOX_URL!, MSGFLOW_SANDBOX_ADMIN_TOKEN: 'x'.repeat(16) };
+      const bare = await runMsgflow(['sandbox', 'deliveries'], { cwd: elsewhere, env });
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('give --account <id>');
+
+      // A restart reuses the token of dev.env: the same account, found again.
+      await stop(first);
+      const second = startDev(ports);
+      started.push(second);
+      expect(/Sandbox API .*\(account (acct_\S+),/.exec(await ready(second))?.[1]).toBe(printed);
+      expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
+    },
+  );
+
+  it('names every busy port with the flag that moves it, and starts nothing', { timeout: 60_000 }, async () => {
+    const ports = await freePorts(PORT_FLAGS.length);
+    const holders = await Promise.all(
+      [ports[2]!, ports[5]!].map(
+        (port) =>
+          new Promise<Server>((r) => {
+            const s = createServer();
+            s.listen(port, '127.0.0.1', () => r(s));
+          }),
+      ),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'dev-cli-busy-'));
+    try {
+      const args = PORT_FLAGS.flatMap((flag, i) => [flag, String(ports[i])]);
+      const busy = await runMsgflow(['dev', ...args], { cwd: folder });
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain(`port ${ports[2]} (sandbox, --sandbox-port) is in use`);
+      expect(busy.stderr).toContain(`port ${ports[5]} (worker metrics, --worker-metrics-port) is in use`);
+      expect(busy.stderr).not.toContain(`port ${ports[0]} `);
+      expect(busy.stdout).not.toContain('starting Temporal');
+      expect(existsSync(join(folder, '.data/temporal.db'))).toBe(false);
+
+      const bad = await runMsgflow(['dev', '--ingress-port', 'http'], { cwd: folder });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--ingress-port must be a port number (0-65535), not "http"');
+    } finally {
+      await Promise.all(holders.map((h) => new Promise((r) => h.close(r))));
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
