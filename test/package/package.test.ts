@@ -168,12 +168,11 @@ describe('a client-only install (the tarball without its optional peers)', () =>
 
 describe('with the optional peers', () => {
   beforeAll(async () => {
-    const peers = ['@temporalio/worker', '@types/node'].map((name) => `${name}@${installedVersion(name)}`);
+    // better-sqlite3 brings its binaries prebuilt, so it installs as a user's project installs it.
+    const peers = ['@temporalio/worker', '@types/node', 'better-sqlite3'].map(
+      (name) => `${name}@${installedVersion(name)}`,
+    );
     await npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...peers], app);
-    // better-sqlite3 compiles from source here (no prebuilt binary reachable), which takes minutes: the
-    // project gets this checkout's built copy instead, with the two packages it loads at run time.
-    for (const name of ['better-sqlite3', 'bindings', 'file-uri-to-path'])
-      cpSync(join(ROOT, 'node_modules', name), join(app, 'node_modules', name), { recursive: true });
   }, 10 * MINUTES);
 
   it('imports every entry point in plain Node', async () => {
