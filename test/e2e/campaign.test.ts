@@ -308,7 +308,7 @@ describe('smsCampaign', () => {
   });
 
   it(
-    'fails early, sending nothing, when the balance or the spend cap cannot cover the estimate',
+    'fails early, sending nothing, when the balance or the spend cap cannot cover the estimate; may start again',
     { timeout: 60_000 },
     async () => {
       const before = await smsCharges(stack);
@@ -325,20 +325,27 @@ describe('smsCampaign', () => {
         },
       });
 
+      const key = `capped-${Date.now()}`;
+      const capped = {
+        sender: 'ACME',
+        message: 'hi',
+        audience: { type: 'inline' as const, recipients: numbers(5, 500) },
+      };
       await stack.admin.setSpendCap(stack.accountId!, 10);
       try {
-        const capped = await stack.msgflow.startCampaign({
-          sender: 'ACME',
-          message: 'hi',
-          audience: { type: 'inline', recipients: numbers(5, 500) },
-        });
-        await expect(capped.result()).rejects.toMatchObject({
+        const refused = await stack.msgflow.startCampaign(capped, { key });
+        await expect(refused.result()).rejects.toMatchObject({
           cause: { type: 'CampaignPreflightFailed', message: expect.stringContaining('spend cap') },
         });
       } finally {
         await stack.admin.setSpendCap(stack.accountId!, null);
       }
       expect(await smsCharges(stack)).toHaveLength(before.length);
+
+      // A campaign that failed may be started again with its key: it starts over and sends.
+      const again = await stack.msgflow.startCampaign(capped, { key });
+      expect(await again.result()).toMatchObject({ sent: 5, counts: expect.objectContaining({ delivered: 5 }) });
+      expect(await smsCharges(stack)).toHaveLength(before.length + 5);
     },
   );
 
