@@ -371,7 +371,10 @@ export function registerCampaignCommands(program: Command): void {
       campaign.command('start').description('Start a campaign (or find the one already started with --key)'),
       { required: true },
     )
-      .option('--key <key>', 'campaign key: the workflow id is campaign:<key>; the same key never sends twice')
+      .option(
+        '--key <key>',
+        'campaign key: the workflow id is campaign:<key>; the same key never sends twice, and with other flags is refused',
+      )
       .option('--wait', 'show live progress until the campaign ends, then its result'),
   ).action(async (flags: CampaignFlags & JsonFlag & { key?: string; wait?: boolean }) => {
     await withMsgflow(async (msgflow) => {
