@@ -94,6 +94,15 @@ describe('failures explained by the CLI and the facade', () => {
     },
   );
 
+  it('sms send and voice call refuse input the facade refuses with exit status 2', { timeout: 60_000 }, async () => {
+    const sms = await msgflow('sms', 'send', '--to', '12', '--sender', 'ACME', '--message', 'hi');
+    expect(sms.code).toBe(2);
+    expect(sms.stderr).toMatch(/^Invalid SMS: recipients.0 /);
+    const call = await msgflow('voice', 'call', '--to', '12', '--message', 'hi');
+    expect(call.code).toBe(2);
+    expect(call.stderr).toMatch(/^Invalid voice call: recipient/);
+  });
+
   it(
     'a folder as the audience file fails the pre-flight on its first attempt; status says failed and why',
     { timeout: 120_000 },
