@@ -1,6 +1,7 @@
 /**
  * Failures explained on the command line, against the real stack with encrypted payloads: a refused send
- * names the provider's reason with exit status 3, `campaign status` of a campaign that failed or was
+ * names the provider's reason with exit status 3, a key reused with another input and input the facade refuses
+ * exit 2 on every command, `campaign status` of a campaign that failed or was
  * terminated says so and why, an audience folder fails the pre-flight on its first attempt, and a transient
  * audience error shows as a step being retried.
  */
