@@ -21,13 +21,14 @@ import { parseEnv, WorkerEnv } from '../config.js';
 import type { CampaignStatus } from '../starter/campaign-status.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { Msgflow } from '../starter/index.js';
-import { InvalidWorkflowInputError } from '../starter/validate.js';
 import { connectClient } from '../temporal/connection.js';
 import { addCampaignReportCommand } from './reports.js';
 import {
   CliInputError,
   describeFailure,
   duration,
+  EXIT_CODES,
+  exitCodeForError,
   exitCodeOf,
   fail,
   failWorkflow,
@@ -238,7 +239,10 @@ function windowFrom(flags: CampaignFlags): Record<string, unknown> {
   };
 }
 
-/** Runs `fn` with a Msgflow on the configured Temporal, turning expected failures into clear messages. */
+/**
+ * Runs `fn` with a Msgflow on the configured Temporal, turning expected failures into clear messages (a start's
+ * refusal with exitCodeForError's status: bad input or a key reused with another input is 2).
+ */
 export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => Promise<T>): Promise<T> {
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
   let client: Client | undefined;
@@ -246,7 +250,9 @@ export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => P
     client = await connectClient();
     return await fn(new Msgflow(client, MSGFLOW_TASK_QUEUE), client);
   } catch (error) {
-    if (error instanceof CliInputError || error instanceof InvalidWorkflowInputError) fail(error.message, 2);
+    if (error instanceof CliInputError) fail(error.message, EXIT_CODES.badInput);
+    const exitCode = exitCodeForError(error);
+    if (exitCode !== undefined) fail((error as Error).message, exitCode);
     if (error instanceof WorkflowNotFoundError) fail(`not found: ${error.message}`, 1);
     if (error instanceof WorkflowUpdateFailedError) fail(error.cause?.message ?? error.message, 1);
     if (isGrpcDeadlineError(error)) {
@@ -365,7 +371,10 @@ export function registerCampaignCommands(program: Command): void {
       campaign.command('start').description('Start a campaign (or find the one already started with --key)'),
       { required: true },
     )
-      .option('--key <key>', 'campaign key: the workflow id is campaign:<key>; the same key never sends twice')
+      .option(
+        '--key <key>',
+        'campaign key: the workflow id is campaign:<key>; the same key never sends twice, and with other flags is refused',
+      )
       .option('--wait', 'show live progress until the campaign ends, then its result'),
   ).action(async (flags: CampaignFlags & JsonFlag & { key?: string; wait?: boolean }) => {
     await withMsgflow(async (msgflow) => {

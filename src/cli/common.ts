@@ -7,7 +7,9 @@ import type { InvalidRecipient } from '../api/campaign-io.js';
 import { DurationError, parseDuration } from '../api/duration.js';
 import type { FailureReason } from '../api/failure-reason.js';
 import { explainFailure, isRefusal } from '../starter/failures.js';
+import { KeyReusedError } from '../starter/start-once.js';
 import type { StartedWorkflow } from '../starter/started-workflow.js';
+import { InvalidWorkflowInputError } from '../starter/validate.js';
 
 /**
  * Exit statuses of every command (docs/configuration.md lists them; `otp verify` and `otp send` give 3 and 4
@@ -30,6 +32,26 @@ export class CliInputError extends Error {
 export function fail(message: string, exitCode: ExitCode): never {
   console.error(exitCode === EXIT_CODES.badInput ? `${message}\n(see --help for the options)` : message);
   throw new CommanderError(exitCode, 'msgflow.failed', message);
+}
+
+/**
+ * The exit status of an error a start refused before anything ran, on every command: input the facade refused,
+ * or a key already used with another input, are bad input (2). Undefined for any other error.
+ */
+export function exitCodeForError(error: unknown): ExitCode | undefined {
+  if (error instanceof KeyReusedError || error instanceof InvalidWorkflowInputError) return EXIT_CODES.badInput;
+  return undefined;
+}
+
+/** Awaits a workflow's start; a refusal exitCodeForError knows ends the command with its message and status. */
+export async function started<T>(start: Promise<T>): Promise<T> {
+  try {
+    return await start;
+  } catch (error) {
+    const exitCode = exitCodeForError(error);
+    if (exitCode === undefined) throw error;
+    return fail((error as Error).message, exitCode);
+  }
 }
 
 /** The exit status a workflow's failure ends a command with. */

@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
-import { KeyReusedError } from '../starter/start-once.js';
-import { duration, fail, type JsonFlag, printStarted, withJson } from './common.js';
+import { duration, type JsonFlag, printStarted, started, withJson } from './common.js';
 
 interface SmsSendOptions extends JsonFlag {
   to: string;
@@ -36,8 +35,8 @@ export function registerSmsCommands(program: Command): void {
     const client = await connectClient();
     try {
       const msgflow = new Msgflow(client, MSGFLOW_TASK_QUEUE);
-      const started = await msgflow
-        .sendSms(
+      const sms = await started(
+        msgflow.sendSms(
           {
             recipients: options.to.split(',').map((n) => n.trim().replace(/^\+/, '')),
             sender: options.sender,
@@ -45,12 +44,9 @@ export function registerSmsCommands(program: Command): void {
             waitWindowMs: options.waitWindow,
           },
           { key: options.key },
-        )
-        .catch((error: unknown) => {
-          if (error instanceof KeyReusedError) fail(error.message, 2);
-          throw error;
-        });
-      await printStarted(options, started, (result) => [
+        ),
+      );
+      await printStarted(options, sms, (result) => [
         ...result.messages.map((m) => `${m.mobile_number}  ${m.status}  ${m.provider_message_id}`),
         ...result.suppressed.map((number) => `${number}  suppressed (opted out: not sent, not charged)`),
         ...(result.duplicates ?? []).map((number) => `${number}  given more than once: sent and charged once`),

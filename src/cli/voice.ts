@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
-import { duration, type JsonFlag, positiveInt, printStarted, withJson } from './common.js';
+import { duration, type JsonFlag, positiveInt, printStarted, started, withJson } from './common.js';
 
 interface VoiceCallOptions extends JsonFlag {
   to: string;
@@ -39,20 +39,22 @@ export function registerVoiceCommands(program: Command): void {
     const client = await connectClient();
     try {
       const msgflow = new Msgflow(client, MSGFLOW_TASK_QUEUE);
-      const started = await msgflow.startVoiceCall(
-        {
-          recipient: options.to.trim().replace(/^\+/, ''),
-          message: options.message,
-          sender: options.sender,
-          language: options.language,
-          repeat: options.repeat,
-          deadlineMs: options.deadline,
-        },
-        { key: options.key },
+      const call = await started(
+        msgflow.startVoiceCall(
+          {
+            recipient: options.to.trim().replace(/^\+/, ''),
+            message: options.message,
+            sender: options.sender,
+            language: options.language,
+            repeat: options.repeat,
+            deadlineMs: options.deadline,
+          },
+          { key: options.key },
+        ),
       );
       await printStarted(
         options,
-        started,
+        call,
         (result) =>
           `${result.callId}  ${result.status}${result.final ? '' : ' (not final at the deadline)'}  ${result.durationSeconds}s  cost ${result.cost} ${result.currency}`,
       );

@@ -2,12 +2,7 @@
  * Campaigns for backend services: start `smsCampaign` under a business key (the same key never sends twice),
  * then follow it by key: progress, pause, resume, cancel, result. Inputs arrive validated (see Msgflow).
  */
-import {
-  type Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { AudienceSource, CampaignInput, CampaignProgress, CampaignResult } from '../api/campaign-io.js';
 import {
   campaignProgressQuery,
@@ -19,6 +14,7 @@ import { SA } from '../definitions/search-attributes.js';
 import { campaignKeyOf, campaignWorkflowId } from '../definitions/workflow-ids.js';
 import type { smsCampaign } from '../../workflows/campaign.js';
 import { type CampaignStatus, campaignStatus } from './campaign-status.js';
+import { startOnce } from './start-once.js';
 
 /** A campaign, found by its key: what it has done so far, and the levers to steer it. */
 export interface CampaignRun {
@@ -40,10 +36,11 @@ export interface CampaignRun {
 }
 
 /**
- * Starts the campaign `key`, or finds it: a running or completed campaign with this key is returned as it
- * is, never started again. A campaign that failed (it fails only before sending anything, e.g. pre-flight
+ * Starts the campaign `key`, or finds it: a running or completed campaign with this key and the same input is
+ * returned as it is, never started again; the key with another input throws KeyReusedError before anything is
+ * sent (see start-once.ts). A campaign that failed (it fails only before sending anything, e.g. pre-flight
  * found too little balance) may be started again with its key. So may one an operator terminated or
- * cancelled through Temporal: that starts over, with new chunk idempotency keys.
+ * cancelled through Temporal: that starts over, with new chunk idempotency keys (they hold the first run id).
  */
 export async function startCampaign(
   client: Client,
@@ -51,26 +48,18 @@ export async function startCampaign(
   input: CampaignInput,
   key: string,
 ): Promise<CampaignRun> {
-  const workflowId = campaignWorkflowId(key);
-  try {
-    await client.workflow.start<typeof smsCampaign>('smsCampaign', {
-      workflowId,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      typedSearchAttributes: [
-        { key: SA.kind, value: 'campaign' },
-        { key: SA.campaignKey, value: key },
-        { key: SA.sender, value: input.sender },
-      ],
-      // Shown in the Temporal UI without the codec key: never a number or the text.
-      staticSummary: campaignSummary(input),
-    });
-  } catch (error) {
-    // A finished campaign with this key: it is the answer.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  await startOnce<typeof smsCampaign>(client, 'smsCampaign', key, {
+    workflowId: campaignWorkflowId(key),
+    taskQueue,
+    args: [input],
+    typedSearchAttributes: [
+      { key: SA.kind, value: 'campaign' },
+      { key: SA.campaignKey, value: key },
+      { key: SA.sender, value: input.sender },
+    ],
+    // Shown in the Temporal UI without the codec key: never a number or the text.
+    staticSummary: campaignSummary(input),
+  });
   return campaignRun(client, key);
 }
 

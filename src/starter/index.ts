@@ -122,8 +122,9 @@ export class Msgflow {
   }
 
   /**
-   * Starts an SMS campaign (`smsCampaign`) under `key`, or finds the one already started with it: the same
-   * key never sends twice. Follow it with the returned run (progress, pause, resume, cancel, result).
+   * Starts an SMS campaign (`smsCampaign`) under `key`, or finds the one already started with it and the same
+   * input: the same key never sends twice, and with another input throws KeyReusedError. Follow it with the
+   * returned run (progress, pause, resume, cancel, result).
    */
   async startCampaign(
     input: z.input<typeof CampaignInput>,

@@ -32,7 +32,7 @@ describe('msgflow campaign and schedule', () => {
 
   it('starts a campaign, shows its progress, and prints the result', { timeout: 120_000 }, async () => {
     const key = `cli-${Date.now()}`;
-    const started = await msgflow(
+    const start = [
       'campaign',
       'start',
       '--key',
@@ -41,12 +41,12 @@ describe('msgflow campaign and schedule', () => {
       'ACME',
       '--message',
       'Your payment is due',
-      '--to',
-      `+${MAGIC_NUMBERS.delivered},${MAGIC_NUMBERS.undelivered},+234 803 000 0009`,
       '--chunk-size',
       '2',
-      '--wait',
-    );
+      '--to',
+      `+${MAGIC_NUMBERS.delivered},${MAGIC_NUMBERS.undelivered},+234 803 000 0009`,
+    ];
+    const started = await msgflow(...start, '--wait');
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
     const lines = started.stdout.trim().split('\n');
@@ -64,23 +64,20 @@ describe('msgflow campaign and schedule', () => {
       counts: { delivered: 2, undelivered: 1 },
     });
 
-    // The same key again: the same campaign, nothing new sent.
-    const again = await msgflow(
-      'campaign',
-      'start',
-      '--key',
-      key,
-      '--sender',
-      'ACME',
-      '--message',
-      'Your payment is due',
-      '--to',
-      '2348030000009',
-      '--wait',
-      '--json',
-    );
+    // The same key and input again: the same campaign and result, nothing new sent.
+    const again = await msgflow(...start, '--wait', '--json');
     // --json: the result alone on stdout, one document, with the workflow id.
-    expect(JSON.parse(again.stdout)).toMatchObject({ workflowId: `campaign:${key}`, sent: 3 });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      workflowId: `campaign:${key}`,
+      sent: 3,
+      counts: { delivered: 2, undelivered: 1 },
+    });
+    // The same key with another audience: refused before anything is sent, naming the key (exit status 2).
+    const reused = await msgflow(...start.slice(0, -1), '2348030000009', '--wait');
+    expect(reused.code).toBe(2);
+    expect(reused.stderr).toContain(`key "${key}" was already used with another input`);
+    expect(reused.stdout).toBe('');
     expect((await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'sms')).toHaveLength(3);
 
     const cancel = await msgflow('campaign', 'cancel', key);

@@ -10,6 +10,7 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import type { CampaignRun } from '../../src/starter/campaigns.js';
+import { KeyReusedError } from '../../src/starter/start-once.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -121,7 +122,7 @@ describe('smsCampaign', () => {
   );
 
   it(
-    'starts once per key: a second start returns the same campaign and sends nothing new',
+    'starts once per key: the same input gets the same campaign and result, another input is refused',
     { timeout: 60_000 },
     async () => {
       const key = `once-${Date.now()}`;
@@ -130,16 +131,44 @@ describe('smsCampaign', () => {
         message: 'once',
         audience: { type: 'inline' as const, recipients: numbers(2, 100) },
       };
+      const other = { ...input, message: 'a different text' };
       const first = await stack.msgflow.startCampaign(input, { key });
       const whileRunning = await stack.msgflow.startCampaign(input, { key });
+      await expect(stack.msgflow.startCampaign(other, { key })).rejects.toThrow(KeyReusedError);
       const a = await first.result();
       const charges = await smsCharges(stack);
-      const afterDone = await stack.msgflow.startCampaign({ ...input, message: 'a different text' }, { key });
+      const afterDone = await stack.msgflow.startCampaign(input, { key });
+      const refused = stack.msgflow.startCampaign(other, { key });
 
+      await expect(refused).rejects.toThrow(`key "${key}" was already used with another input`);
       expect(whileRunning.workflowId).toBe(first.workflowId);
       expect(afterDone.workflowId).toBe(first.workflowId);
       expect(await afterDone.result()).toEqual(a);
       expect(await whileRunning.result()).toEqual(a);
+      expect(await smsCharges(stack)).toHaveLength(charges.length);
+    },
+  );
+
+  it(
+    'keeps its key once across continue-as-new: another input is refused, the same one gets the result',
+    { timeout: 120_000 },
+    async () => {
+      const key = `once-continued-${Date.now()}`;
+      const input = {
+        sender: 'ACME',
+        message: 'once across runs',
+        audience: { type: 'inline' as const, recipients: numbers(60, 700) },
+        chunkSize: 1,
+        maxEventsPerRun: 200, // the campaign continues as new on the way
+      };
+      const result = await (await stack.msgflow.startCampaign(input, { key })).result();
+      expect(result.runs).toBeGreaterThan(1);
+      const charges = await smsCharges(stack);
+
+      await expect(stack.msgflow.startCampaign({ ...input, message: 'another text' }, { key })).rejects.toThrow(
+        KeyReusedError,
+      );
+      expect(await (await stack.msgflow.startCampaign(input, { key })).result()).toEqual(result);
       expect(await smsCharges(stack)).toHaveLength(charges.length);
     },
   );
@@ -279,7 +308,7 @@ describe('smsCampaign', () => {
   });
 
   it(
-    'fails early, sending nothing, when the balance or the spend cap cannot cover the estimate',
+    'fails early, sending nothing, when the balance or the spend cap cannot cover the estimate; may start again',
     { timeout: 60_000 },
     async () => {
       const before = await smsCharges(stack);
@@ -296,20 +325,27 @@ describe('smsCampaign', () => {
         },
       });
 
+      const key = `capped-${Date.now()}`;
+      const capped = {
+        sender: 'ACME',
+        message: 'hi',
+        audience: { type: 'inline' as const, recipients: numbers(5, 500) },
+      };
       await stack.admin.setSpendCap(stack.accountId!, 10);
       try {
-        const capped = await stack.msgflow.startCampaign({
-          sender: 'ACME',
-          message: 'hi',
-          audience: { type: 'inline', recipients: numbers(5, 500) },
-        });
-        await expect(capped.result()).rejects.toMatchObject({
+        const refused = await stack.msgflow.startCampaign(capped, { key });
+        await expect(refused.result()).rejects.toMatchObject({
           cause: { type: 'CampaignPreflightFailed', message: expect.stringContaining('spend cap') },
         });
       } finally {
         await stack.admin.setSpendCap(stack.accountId!, null);
       }
       expect(await smsCharges(stack)).toHaveLength(before.length);
+
+      // A campaign that failed may be started again with its key: it starts over and sends.
+      const again = await stack.msgflow.startCampaign(capped, { key });
+      expect(await again.result()).toMatchObject({ sent: 5, counts: expect.objectContaining({ delivered: 5 }) });
+      expect(await smsCharges(stack)).toHaveLength(before.length + 5);
     },
   );
 

@@ -1,6 +1,7 @@
 /**
  * Failures explained on the command line, against the real stack with encrypted payloads: a refused send
- * names the provider's reason with exit status 3, `campaign status` of a campaign that failed or was
+ * names the provider's reason with exit status 3, a key reused with another input and input the facade refuses
+ * exit 2 on every command, `campaign status` of a campaign that failed or was
  * terminated says so and why, an audience folder fails the pre-flight on its first attempt, and a transient
  * audience error shows as a step being retried.
  */
@@ -60,6 +61,47 @@ describe('failures explained by the CLI and the facade', () => {
         nonRetryable: true,
       },
     });
+  });
+
+  it(
+    'a key used again with another input is refused with exit status 2 naming the key, on every command',
+    { timeout: 120_000 },
+    async () => {
+      const key = `reused-${Date.now()}`;
+      const call = (message: string) =>
+        msgflow('voice', 'call', '--key', key, '--to', '2348012345678', '--message', message);
+      const sms = (message: string) =>
+        msgflow('sms', 'send', '--key', key, '--to', '2348012345678', '--sender', 'ACME', '--message', message);
+      const calls = async () => (await stack.admin.ledger(stack.accountId!)).filter((e) => e.kind === 'voice');
+
+      const first = await call('Your code is 1 2 3');
+      expect(first.code).toBe(0);
+      expect(first.stdout.trim()).toBe(`workflow voice:${key}`);
+      expect(await call('Your code is 1 2 3')).toMatchObject({ code: 0, stdout: first.stdout });
+      await stack.temporal.workflow.getHandle(`voice:${key}`).result();
+      const charged = (await calls()).length;
+
+      const reused = await call('Another message');
+      expect(reused.code).toBe(2);
+      expect(reused.stderr).toContain(`key "${key}" was already used with another input (workflow voice:${key})`);
+      expect(reused.stdout).toBe('');
+      expect(await calls()).toHaveLength(charged);
+
+      // sms send keeps the same rule (a key of its own: sms:<key>).
+      expect((await sms('hi')).code).toBe(0);
+      const smsReused = await sms('hello');
+      expect(smsReused.code).toBe(2);
+      expect(smsReused.stderr).toContain(`key "${key}" was already used with another input (workflow sms:${key})`);
+    },
+  );
+
+  it('sms send and voice call refuse input the facade refuses with exit status 2', { timeout: 60_000 }, async () => {
+    const sms = await msgflow('sms', 'send', '--to', '12', '--sender', 'ACME', '--message', 'hi');
+    expect(sms.code).toBe(2);
+    expect(sms.stderr).toMatch(/^Invalid SMS: recipients.0 /);
+    const call = await msgflow('voice', 'call', '--to', '12', '--message', 'hi');
+    expect(call.code).toBe(2);
+    expect(call.stderr).toMatch(/^Invalid voice call: recipient/);
   });
 
   it(
