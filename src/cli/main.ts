@@ -1,22 +1,10 @@
 #!/usr/bin/env node
-/** The `msgflow` command: each group of subcommands lives in its own module beside this one. */
+/** The `msgflow` command: each group of subcommands lives in its own module beside this one (see commands.ts). */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadDevEnv } from '../config.js';
-import { registerCodecCommands } from './codec.js';
-import { registerCampaignCommands } from './campaign.js';
-import { registerDevCommands } from './dev.js';
-import { registerIngressCommands } from './ingress.js';
-import { registerOtpCommands } from './otp.js';
-import { registerMessageCommands } from './reports.js';
-import { registerSandboxCommands } from './sandbox.js';
-import { registerScheduleCommands } from './schedule.js';
-import { registerSmsCommands } from './sms.js';
-import { registerSuppressionCommands } from './suppression.js';
-import { registerTemporalCommands } from './temporal.js';
-import { registerVoiceCommands } from './voice.js';
+import { addCommands } from './commands.js';
 import { activeTracing, startTracingFromEnv } from '../tracing/setup.js';
-import { registerWorkerCommands } from './worker.js';
 
 const program = new Command('msgflow')
   .description(
@@ -45,9 +33,12 @@ function topLevelName(command: Command): string {
   return top.name();
 }
 
-/** The version in msgflow's package.json, found from this file both as source (src/cli) and built (dist/src/cli). */
+/**
+ * The version in msgflow's package.json, found from this file as source (src/cli), built for the package
+ * (dist/src/cli) and built from a checkout (.build/cli/<hash>/src/cli).
+ */
 function packageVersion(): string {
-  for (const up of ['../..', '../../..']) {
+  for (const up of ['../..', '../../..', '../../../../..']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(`${up}/package.json`, import.meta.url), 'utf8'));
       if (pkg.name === 'msgflow') return pkg.version;
@@ -58,21 +49,8 @@ function packageVersion(): string {
   return 'unknown';
 }
 
-registerDevCommands(program);
-registerSmsCommands(program);
-registerCampaignCommands(program);
-registerMessageCommands(program);
-registerScheduleCommands(program);
-registerSuppressionCommands(program);
-registerWorkerCommands(program);
-registerIngressCommands(program);
-registerSandboxCommands(program);
-registerTemporalCommands(program);
-registerCodecCommands(program);
-registerOtpCommands(program);
-registerVoiceCommands(program);
-
 try {
+  await addCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
   await activeTracing()?.shutdown();
 } catch (error) {

@@ -148,11 +148,7 @@ export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = proces
   });
 }
 
-export function registerSandboxCommands(program: Command): void {
-  const sandbox = program
-    .command('sandbox')
-    .description("Run the provider sandbox (the default), or manage a running one's accounts");
-
+export function registerSandboxCommands(sandbox: Command): void {
   const start = sandbox
     .command('start', { isDefault: true })
     .description('Start the sandbox (a stateful Messaging API v1)');
