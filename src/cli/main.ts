@@ -2,9 +2,11 @@
 /** The `msgflow` command: each group of subcommands lives in its own module beside this one (see commands.ts). */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadDevEnv } from '../config.js';
+import type * as TracingSetup from '../tracing/setup.js';
 import { addCommands } from './commands.js';
-import { activeTracing, startTracingFromEnv } from '../tracing/setup.js';
+
+// Settings and tracing are loaded when a command runs, not for --help or --version.
+let tracing: typeof TracingSetup | undefined;
 
 const program = new Command('msgflow')
   .description(
@@ -19,10 +21,11 @@ const program = new Command('msgflow')
   .exitOverride()
   // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`. Each traces when
   // OTEL_EXPORTER_OTLP_ENDPOINT is set: `dev`, `worker` and `ingress` start tracing under their own names.
-  .hook('preAction', (_program, command) => {
+  .hook('preAction', async (_program, command) => {
     const name = topLevelName(command);
-    if (name !== 'dev') loadDevEnv();
-    if (!TRACING_ON_THEIR_OWN.has(name)) startTracingFromEnv('msgflow-cli');
+    if (name !== 'dev') (await import('../config.js')).loadDevEnv();
+    tracing = await import('../tracing/setup.js');
+    if (!TRACING_ON_THEIR_OWN.has(name)) tracing.startTracingFromEnv('msgflow-cli');
   });
 
 const TRACING_ON_THEIR_OWN = new Set(['dev', 'worker', 'ingress']);
@@ -52,13 +55,14 @@ function packageVersion(): string {
 try {
   await addCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
-  await activeTracing()?.shutdown();
+  await tracing?.activeTracing()?.shutdown();
 } catch (error) {
-  await activeTracing()
+  await tracing
+    ?.activeTracing()
     ?.shutdown()
     .catch(() => undefined);
   if (error instanceof CommanderError) process.exit(error.exitCode);
-  if (error instanceof ConfigError) {
+  if (error instanceof (await import('../config.js')).ConfigError) {
     console.error(error.message);
     process.exit(2);
   }
