@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILDS_DIR, freshBuild } from '../../bin/build-cli.js';
@@ -94,7 +94,7 @@ describe('the build of a checkout', () => {
     const [one, other] = await Promise.all([freshBuild(root), freshBuild(root)]);
     expect(one.dir).toBe(other.dir);
     expect([one.built, other.built].sort()).toEqual([false, true]);
-    expect(builds(root)).toEqual([one.dir.split('/').pop()]);
+    expect(builds(root)).toEqual([basename(one.dir)]);
     expect(await builtMain(one.dir)).toBe('hello');
   });
 
@@ -141,7 +141,7 @@ describe('the build of a checkout', () => {
     write(root, 'src/greeting.ts', "export const greeting: string = 'hey';\n");
     const current = (await freshBuild(root)).dir;
 
-    expect(builds(root)).toEqual([recent, current].map((dir) => dir.split('/').pop()).sort());
+    expect(builds(root)).toEqual([recent, current].map((dir) => basename(dir)).sort());
   });
 
   it('marks a reused build as run, so it is kept', async () => {
