@@ -26,7 +26,8 @@ const ABANDONED_BUILD_MS = 60 * 60 * 1000;
  * call made it. Throws when the sources do not compile (esbuild has printed why).
  */
 export async function freshBuild(root) {
-  const dir = join(root, BUILDS_DIR, sourceHash(root));
+  const hash = sourceHash(root);
+  const dir = join(root, BUILDS_DIR, hash);
   if (existsSync(dir)) {
     markUsed(dir);
     return { dir, built: false };
@@ -34,6 +35,11 @@ export async function freshBuild(root) {
   const unfinished = join(root, BUILDS_DIR, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     await compile(root, unfinished);
+    // A source saved while it compiled: this build may hold it, so it must not go by the older hash.
+    if (sourceHash(root) !== hash) {
+      rmSync(unfinished, { recursive: true, force: true });
+      return await freshBuild(root);
+    }
     renameSync(unfinished, dir);
   } catch (error) {
     rmSync(unfinished, { recursive: true, force: true });
@@ -112,7 +118,11 @@ function removeOldBuilds(root, current) {
     const dir = join(builds, name);
     if (dir === current) continue;
     const age = now - statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
-    if (age > (name.startsWith('.tmp-') ? ABANDONED_BUILD_MS : UNUSED_BUILD_MS))
-      rmSync(dir, { recursive: true, force: true });
+    try {
+      if (age > (name.startsWith('.tmp-') ? ABANDONED_BUILD_MS : UNUSED_BUILD_MS))
+        rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Another command is removing it too; tidying up never fails a command.
+    }
   }
 }
