@@ -8,6 +8,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+# The package's bin: without src/ beside it (the image has only dist/), it runs dist/.
+COPY bin/msgflow.js ./bin/msgflow.js
 # The image runs the worker and the sandbox, so msgflow's optional peers (dev dependencies of the checkout)
 # become plain dependencies before the dev ones are pruned.
 RUN npm run build \
@@ -24,7 +26,8 @@ COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 # The worker bundles its workflows at start from dist/workflows (compiled), like `msgflow worker` locally.
 COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
-ENTRYPOINT ["node", "dist/src/cli/main.js"]
+ENTRYPOINT ["node", "bin/msgflow.js"]
 CMD ["--help"]

@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.data/', 'test/replay/histories/', '.stryker-tmp/', 'reports/'] },
+  { ignores: ['dist/', '.build/', 'node_modules/', '.data/', 'test/replay/histories/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

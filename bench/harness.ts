@@ -28,6 +28,13 @@ export interface Benchmark {
   run(context: BenchContext): Promise<BenchResult>;
 }
 
+/** A benchmark that needs no Temporal server: `npm run bench -- <name>` starts none for it. */
+export interface StandaloneBenchmark {
+  name: string;
+  standalone: true;
+  run(context: Pick<BenchContext, 'log'>): Promise<BenchResult>;
+}
+
 export function percentile(sortedOrNot: number[], p: number): number {
   if (sortedOrNot.length === 0) return Number.NaN;
   const sorted = [...sortedOrNot].sort((a, b) => a - b);

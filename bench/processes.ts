@@ -112,6 +112,21 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * CPU seconds (user + system) used so far by this process's ended children and all they waited for (a
+ * child's own children included); undefined where /proc cannot tell.
+ */
+export function endedChildrenCpuSeconds(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // cutime and cstime are fields 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The most resident memory a process has held since it started (VmHWM), in MiB; undefined where /proc cannot tell. */
 export function peakMemoryMiB(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;

@@ -6,8 +6,9 @@ import { cpus, totalmem } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
 import { campaignBenchmark } from './campaign.js';
+import { cliBenchmark } from './cli.js';
 import { targetFromEnv } from './campaign-target.js';
-import { type Benchmark, formatTable, saveResult } from './harness.js';
+import { type Benchmark, formatTable, saveResult, type StandaloneBenchmark } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
 import { otpBenchmark } from './otp.js';
 import { otpFraudBenchmark } from './otp-fraud.js';
@@ -17,7 +18,8 @@ import { sandboxBenchmark } from './sandbox.js';
 import { sendSmsBenchmark } from './send-sms.js';
 
 /** Every benchmark, in the order they run. */
-const BENCHMARKS: Benchmark[] = [
+const BENCHMARKS: Array<Benchmark | StandaloneBenchmark> = [
+  cliBenchmark,
   otpBenchmark,
   otpAtLimitBenchmark,
   otpBesideCampaignBenchmark,
@@ -44,18 +46,23 @@ const machine = {
   memoryGiB: Math.round(totalmem() / 2 ** 30),
   node: process.version,
 };
-// A target with a Temporal of its own (MSGFLOW_BENCH_TARGET=cluster) runs every benchmark on it.
+// A target with a Temporal of its own (MSGFLOW_BENCH_TARGET=cluster) runs every benchmark on it. It starts when
+// the first benchmark that needs one runs: `npm run bench -- cli` starts none.
 const target = targetFromEnv();
-const temporal = target.startTemporal
-  ? await target.startTemporal((line) => console.log(`  ${line}`))
-  : await ensureTemporal(process.env);
+const startTemporal = () =>
+  target.startTemporal ? target.startTemporal((line) => console.log(`  ${line}`)) : ensureTemporal(process.env);
+let temporal: Awaited<ReturnType<typeof startTemporal>> | undefined;
 try {
   for (const benchmark of selected) {
     console.log(`\nrunning ${benchmark.name}…`);
-    const result = await benchmark.run({ temporal, log: (line) => console.log(`  ${line}`) });
+    const log = (line: string) => console.log(`  ${line}`);
+    const result =
+      'standalone' in benchmark
+        ? await benchmark.run({ log })
+        : await benchmark.run({ temporal: (temporal ??= await startTemporal()), log });
     console.log(`\n${formatTable(result)}\n`);
     console.log(`saved ${saveResult(benchmark.name, result, machine)}`);
   }
 } finally {
-  await temporal.stop();
+  await temporal?.stop();
 }

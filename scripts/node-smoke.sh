@@ -8,7 +8,7 @@
 # installed for that Node and a Temporal CLI (`msgflow temporal ensure`).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cli=("$repo/node_modules/.bin/tsx" "$repo/src/cli/main.ts")
+cli=(node "$repo/bin/msgflow.js")
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgflow-node-smoke-XXXXXX")
 log=$work/dev.log
 READY_SECONDS=300

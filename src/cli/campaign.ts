@@ -362,8 +362,7 @@ function printProgress(run: CampaignRun, progress: CampaignProgress, flags: Json
 // ---------------------------------------------------------------------------------------------------------
 // Commands
 
-export function registerCampaignCommands(program: Command): void {
-  const campaign = program.command('campaign').description('SMS campaigns of any size (the smsCampaign workflow)');
+export function registerCampaignCommands(campaign: Command): void {
   addCampaignReportCommand(campaign);
 
   withJson(

@@ -15,11 +15,7 @@ export function generateCodecToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export function registerCodecCommands(program: Command): void {
-  const codec = program
-    .command('codec')
-    .description('Payload encryption: the codec endpoint for the Temporal UI/CLI, key and token generators');
-
+export function registerCodecCommands(codec: Command): void {
   codec
     .command('serve')
     .description(

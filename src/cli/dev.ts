@@ -35,19 +35,10 @@ import { configuredAddress } from '../temporal/connection.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
 import { generateCodecToken } from './codec.js';
 import { fail } from './common.js';
+import type { DevOptions } from './dev-options.js';
 import { type DevPort, unavailablePorts, unavailablePortsMessage } from './dev-ports.js';
 import { untilStopSignal } from './signals.js';
 import { startTracingFromEnv } from '../tracing/setup.js';
-
-interface DevOptions {
-  temporalPort: string;
-  uiPort: string;
-  sandboxPort: string;
-  ingressPort: string;
-  codecPort: string;
-  workerMetricsPort: string;
-  otlpEndpoint?: string;
-}
 
 /** The stack's keys and tokens: the environment's, else the ones an earlier run kept in dev.env, else new ones. */
 function devSecrets(previous: Record<string, string | undefined>) {
@@ -70,154 +61,141 @@ function devSecrets(previous: Record<string, string | undefined>) {
   };
 }
 
-export function registerDevCommands(program: Command): void {
-  program
-    .command('dev')
-    .description('Run the whole stack locally: Temporal dev server + UI, sandbox, ingress and worker')
-    .option('--temporal-port <port>', 'Temporal frontend port', '7233')
-    .option('--ui-port <port>', 'Temporal UI port', '8233')
-    .option('--sandbox-port <port>', 'sandbox port', '4010')
-    .option('--ingress-port <port>', 'ingress port', '4020')
-    .option('--codec-port <port>', 'codec endpoint port (decrypts payloads for the Temporal UI)', '4030')
-    .option('--worker-metrics-port <port>', "worker's Prometheus metrics port", '9464')
-    .option(
-      '--otlp-endpoint <url>',
-      'export traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT; none: off)',
-    )
-    .action(async (options: DevOptions) => {
-      // Readable lines in a terminal; piped or collected, JSON as everywhere else.
-      if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
-      const log = createLogger('dev');
-      await checkPorts(options);
-      if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
-      const tracing = startTracingFromEnv('msgflow-dev');
-      mkdirSync(DATA_DIR, { recursive: true });
-      const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
-      const sandboxEnv = parseEnv(SandboxEnv, process.env);
-      const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-      const { encryptionKey, otpHashKey, storeLookupKey, codecTokens } = devSecrets(previous);
-      const storeEnv = {
+export function registerDevCommands(dev: Command): void {
+  dev.action(async (options: DevOptions) => {
+    // Readable lines in a terminal; piped or collected, JSON as everywhere else.
+    if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
+    const log = createLogger('dev');
+    await checkPorts(options);
+    if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
+    const tracing = startTracingFromEnv('msgflow-dev');
+    mkdirSync(DATA_DIR, { recursive: true });
+    const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
+    const sandboxEnv = parseEnv(SandboxEnv, process.env);
+    const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
+    const { encryptionKey, otpHashKey, storeLookupKey, codecTokens } = devSecrets(previous);
+    const storeEnv = {
+      ...process.env,
+      MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+      MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
+    };
+    // The worker runs in this process: its runtime (logs, Prometheus exporter) comes before any connection.
+    await installWorkerRuntime({
+      metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`,
+      logger: createLogger('worker'),
+    });
+
+    const codec = await startCodecServer({
+      port: Number(options.codecPort),
+      codec: new EncryptionCodec(keyRingOf(encryptionKey)),
+      tokens: codecTokens,
+      allowedOrigins: [`http://localhost:${options.uiPort}`, `http://127.0.0.1:${options.uiPort}`],
+      logger: log,
+    });
+    console.log('starting Temporal…');
+    const temporal = await ensureTemporal(process.env, {
+      port: Number(options.temporalPort),
+      uiPort: Number(options.uiPort),
+      dbFile: `${DATA_DIR}/temporal.db`,
+      // The UI sends no custom header to a codec endpoint: its URL carries the token (loopback only).
+      codecEndpoint: codec.uiEndpoint,
+    }).catch(async (error: unknown) => {
+      await codec.close();
+      throw error;
+    });
+    const stack = await startStack({
+      temporal,
+      taskQueue: MSGFLOW_TASK_QUEUE,
+      sandbox: {
+        host: '127.0.0.1',
+        port: Number(options.sandboxPort),
+        db: sandboxEnv.MSGFLOW_SANDBOX_DB,
+        adminToken: sandboxEnv.MSGFLOW_SANDBOX_ADMIN_TOKEN ?? previous.MSGFLOW_SANDBOX_ADMIN_TOKEN,
+      },
+      ingress: { port: Number(options.ingressPort) },
+      audienceAccess: devAudienceAccess(),
+      otpGuard: otpGuardFromEnv(process.env),
+      reuseToken: previous.MSGFLOW_API_TOKEN,
+      logger: log,
+      encryptionKey,
+      // A file other processes (a second worker, `msgflow campaign report`) open too.
+      store: storeOptionsFromEnv(storeEnv),
+      otpKeys: otpKeysFromEnv({
         ...process.env,
         MSGFLOW_ENCRYPTION_KEY: encryptionKey,
-        MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
-      };
-      // The worker runs in this process: its runtime (logs, Prometheus exporter) comes before any connection.
-      await installWorkerRuntime({
-        metricsAddress: `127.0.0.1:${Number(options.workerMetricsPort)}`,
-        logger: createLogger('worker'),
-      });
-
-      const codec = await startCodecServer({
-        port: Number(options.codecPort),
-        codec: new EncryptionCodec(keyRingOf(encryptionKey)),
-        tokens: codecTokens,
-        allowedOrigins: [`http://localhost:${options.uiPort}`, `http://127.0.0.1:${options.uiPort}`],
-        logger: log,
-      });
-      console.log('starting Temporal…');
-      const temporal = await ensureTemporal(process.env, {
-        port: Number(options.temporalPort),
-        uiPort: Number(options.uiPort),
-        dbFile: `${DATA_DIR}/temporal.db`,
-        // The UI sends no custom header to a codec endpoint: its URL carries the token (loopback only).
-        codecEndpoint: codec.uiEndpoint,
-      }).catch(async (error: unknown) => {
-        await codec.close();
-        throw error;
-      });
-      const stack = await startStack({
-        temporal,
-        taskQueue: MSGFLOW_TASK_QUEUE,
-        sandbox: {
-          host: '127.0.0.1',
-          port: Number(options.sandboxPort),
-          db: sandboxEnv.MSGFLOW_SANDBOX_DB,
-          adminToken: sandboxEnv.MSGFLOW_SANDBOX_ADMIN_TOKEN ?? previous.MSGFLOW_SANDBOX_ADMIN_TOKEN,
-        },
-        ingress: { port: Number(options.ingressPort) },
-        audienceAccess: devAudienceAccess(),
-        otpGuard: otpGuardFromEnv(process.env),
-        reuseToken: previous.MSGFLOW_API_TOKEN,
-        logger: log,
-        encryptionKey,
-        // A file other processes (a second worker, `msgflow campaign report`) open too.
-        store: storeOptionsFromEnv(storeEnv),
-        otpKeys: otpKeysFromEnv({
-          ...process.env,
-          MSGFLOW_ENCRYPTION_KEY: encryptionKey,
-          MSGFLOW_OTP_HASH_KEY: otpHashKey,
-        }),
-      }).catch(async (error: unknown) => {
-        await temporal.stop();
-        await codec.close();
-        throw error;
-      });
-
-      // The stack's own Temporal profile: commands reading dev.env use it instead of the user's default profile
-      // (whose API key or TLS settings must not be sent to this local server); `temporal` can use it too.
-      const temporalProfile = resolve(DEV_TEMPORAL_PROFILE_FILE);
-      writeFileSync(
-        temporalProfile,
-        `[profile.default]\naddress = ${JSON.stringify(temporal.address)}\nnamespace = ${JSON.stringify(temporal.namespace)}\n`,
-      );
-      const settings = {
-        TEMPORAL_CONFIG_FILE: temporalProfile,
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_NAMESPACE: temporal.namespace,
-        MSGFLOW_TASK_QUEUE,
-        MSGFLOW_API_BASE_URL: stack.sandbox.baseUrl,
-        MSGFLOW_API_TOKEN: stack.token,
-        MSGFLOW_SANDBOX_URL: stack.sandbox.url,
-        MSGFLOW_SANDBOX_ADMIN_TOKEN: stack.sandbox.adminToken,
-        ...(stack.accountId ? { MSGFLOW_SANDBOX_ACCOUNT: stack.accountId } : {}),
-        MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
-        MSGFLOW_ENCRYPTION_KEY: encryptionKey,
-        MSGFLOW_CODEC_URL: codec.url,
-        MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
         MSGFLOW_OTP_HASH_KEY: otpHashKey,
-        MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
-        // The other commands' spans (a send from the CLI) join the same traces.
-        ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT
-          ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT }
-          : {}),
-        ...(process.env.MSGFLOW_DATABASE_URL ? { MSGFLOW_DATABASE_URL: process.env.MSGFLOW_DATABASE_URL } : {}),
-        ...(process.env.MSGFLOW_OTP_GUARD_RULES
-          ? { MSGFLOW_OTP_GUARD_RULES: resolve(process.env.MSGFLOW_OTP_GUARD_RULES) }
-          : {}),
-      };
-      writeFileSync(
-        DEV_ENV_FILE,
-        `${Object.entries(settings)
-          .map(([k, v]) => `${k}=${v}`)
-          .join('\n')}\n`,
-        { mode: 0o600 },
-      );
-
-      console.log(
-        [
-          '',
-          'msgflow dev is running:',
-          `  Temporal      ${temporal.address}   (namespace ${temporal.namespace})`,
-          `  Temporal UI   ${temporal.uiUrl ?? '(external server)'}`,
-          `  Console       ${stack.sandbox.consoleSignInLink()}   (sandbox web console: one-time sign-in link, valid 10 minutes; another: msgflow sandbox console-link)`,
-          `  Sandbox API   ${stack.sandbox.baseUrl}   (account ${stack.accountId ?? 'unknown'}, the default of msgflow sandbox … --account)`,
-          `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
-          `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
-          `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
-          `  Traces        ${tracing ? tracing.endpoint : 'off (--otlp-endpoint http://127.0.0.1:4318 sends them to a collector)'}`,
-          `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands); Temporal profile ${DEV_TEMPORAL_PROFILE_FILE}`,
-          '',
-          'Try: npm run msgflow -- sms send --to 2348012345678 --sender ACME --message "hi" --wait',
-          'Ctrl-C stops everything.',
-        ].join('\n'),
-      );
-
-      await Promise.race([untilStopSignal(), stack.workerRun]);
-      console.log('stopping…');
-      await stack.close();
+      }),
+    }).catch(async (error: unknown) => {
       await temporal.stop();
       await codec.close();
+      throw error;
     });
+
+    // The stack's own Temporal profile: commands reading dev.env use it instead of the user's default profile
+    // (whose API key or TLS settings must not be sent to this local server); `temporal` can use it too.
+    const temporalProfile = resolve(DEV_TEMPORAL_PROFILE_FILE);
+    writeFileSync(
+      temporalProfile,
+      `[profile.default]\naddress = ${JSON.stringify(temporal.address)}\nnamespace = ${JSON.stringify(temporal.namespace)}\n`,
+    );
+    const settings = {
+      TEMPORAL_CONFIG_FILE: temporalProfile,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      MSGFLOW_TASK_QUEUE,
+      MSGFLOW_API_BASE_URL: stack.sandbox.baseUrl,
+      MSGFLOW_API_TOKEN: stack.token,
+      MSGFLOW_SANDBOX_URL: stack.sandbox.url,
+      MSGFLOW_SANDBOX_ADMIN_TOKEN: stack.sandbox.adminToken,
+      ...(stack.accountId ? { MSGFLOW_SANDBOX_ACCOUNT: stack.accountId } : {}),
+      MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
+      MSGFLOW_ENCRYPTION_KEY: encryptionKey,
+      MSGFLOW_CODEC_URL: codec.url,
+      MSGFLOW_CODEC_TOKEN: codecTokens.join(','),
+      MSGFLOW_OTP_HASH_KEY: otpHashKey,
+      MSGFLOW_STORE_LOOKUP_KEY: storeLookupKey,
+      // The other commands' spans (a send from the CLI) join the same traces.
+      ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT }
+        : {}),
+      ...(process.env.MSGFLOW_DATABASE_URL ? { MSGFLOW_DATABASE_URL: process.env.MSGFLOW_DATABASE_URL } : {}),
+      ...(process.env.MSGFLOW_OTP_GUARD_RULES
+        ? { MSGFLOW_OTP_GUARD_RULES: resolve(process.env.MSGFLOW_OTP_GUARD_RULES) }
+        : {}),
+    };
+    writeFileSync(
+      DEV_ENV_FILE,
+      `${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n')}\n`,
+      { mode: 0o600 },
+    );
+
+    console.log(
+      [
+        '',
+        'msgflow dev is running:',
+        `  Temporal      ${temporal.address}   (namespace ${temporal.namespace})`,
+        `  Temporal UI   ${temporal.uiUrl ?? '(external server)'}`,
+        `  Console       ${stack.sandbox.consoleSignInLink()}   (sandbox web console: one-time sign-in link, valid 10 minutes; another: msgflow sandbox console-link)`,
+        `  Sandbox API   ${stack.sandbox.baseUrl}   (account ${stack.accountId ?? 'unknown'}, the default of msgflow sandbox … --account)`,
+        `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
+        `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
+        `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
+        `  Traces        ${tracing ? tracing.endpoint : 'off (--otlp-endpoint http://127.0.0.1:4318 sends them to a collector)'}`,
+        `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands); Temporal profile ${DEV_TEMPORAL_PROFILE_FILE}`,
+        '',
+        'Try: npm run msgflow -- sms send --to 2348012345678 --sender ACME --message "hi" --wait',
+        'Ctrl-C stops everything.',
+      ].join('\n'),
+    );
+
+    await Promise.race([untilStopSignal(), stack.workerRun]);
+    console.log('stopping…');
+    await stack.close();
+    await temporal.stop();
+    await codec.close();
+  });
 }
 
 /** Every port this command binds, free before anything starts (Temporal's only when it starts the server). */

@@ -1,22 +1,12 @@
 #!/usr/bin/env node
-/** The `msgflow` command: each group of subcommands lives in its own module beside this one. */
+/** The `msgflow` command: each group of subcommands lives in its own module beside this one (see commands.ts). */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadDevEnv } from '../config.js';
-import { registerCodecCommands } from './codec.js';
-import { registerCampaignCommands } from './campaign.js';
-import { registerDevCommands } from './dev.js';
-import { registerIngressCommands } from './ingress.js';
-import { registerOtpCommands } from './otp.js';
-import { registerMessageCommands } from './reports.js';
-import { registerSandboxCommands } from './sandbox.js';
-import { registerScheduleCommands } from './schedule.js';
-import { registerSmsCommands } from './sms.js';
-import { registerSuppressionCommands } from './suppression.js';
-import { registerTemporalCommands } from './temporal.js';
-import { registerVoiceCommands } from './voice.js';
-import { activeTracing, startTracingFromEnv } from '../tracing/setup.js';
-import { registerWorkerCommands } from './worker.js';
+import type * as TracingSetup from '../tracing/setup.js';
+import { addCommands } from './commands.js';
+
+// Settings and tracing are loaded when a command runs, not for --help or --version.
+let tracing: typeof TracingSetup | undefined;
 
 const program = new Command('msgflow')
   .description(
@@ -31,10 +21,11 @@ const program = new Command('msgflow')
   .exitOverride()
   // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`. Each traces when
   // OTEL_EXPORTER_OTLP_ENDPOINT is set: `dev`, `worker` and `ingress` start tracing under their own names.
-  .hook('preAction', (_program, command) => {
+  .hook('preAction', async (_program, command) => {
     const name = topLevelName(command);
-    if (name !== 'dev') loadDevEnv();
-    if (!TRACING_ON_THEIR_OWN.has(name)) startTracingFromEnv('msgflow-cli');
+    if (name !== 'dev') (await import('../config.js')).loadDevEnv();
+    tracing = await import('../tracing/setup.js');
+    if (!TRACING_ON_THEIR_OWN.has(name)) tracing.startTracingFromEnv('msgflow-cli');
   });
 
 const TRACING_ON_THEIR_OWN = new Set(['dev', 'worker', 'ingress']);
@@ -45,9 +36,12 @@ function topLevelName(command: Command): string {
   return top.name();
 }
 
-/** The version in msgflow's package.json, found from this file both as source (src/cli) and built (dist/src/cli). */
+/**
+ * The version in msgflow's package.json, found from this file as source (src/cli), built for the package
+ * (dist/src/cli) and built from a checkout (.build/cli/<hash>/src/cli).
+ */
 function packageVersion(): string {
-  for (const up of ['../..', '../../..']) {
+  for (const up of ['../..', '../../..', '../../../../..']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(`${up}/package.json`, import.meta.url), 'utf8'));
       if (pkg.name === 'msgflow') return pkg.version;
@@ -58,29 +52,17 @@ function packageVersion(): string {
   return 'unknown';
 }
 
-registerDevCommands(program);
-registerSmsCommands(program);
-registerCampaignCommands(program);
-registerMessageCommands(program);
-registerScheduleCommands(program);
-registerSuppressionCommands(program);
-registerWorkerCommands(program);
-registerIngressCommands(program);
-registerSandboxCommands(program);
-registerTemporalCommands(program);
-registerCodecCommands(program);
-registerOtpCommands(program);
-registerVoiceCommands(program);
-
 try {
+  await addCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
-  await activeTracing()?.shutdown();
+  await tracing?.activeTracing()?.shutdown();
 } catch (error) {
-  await activeTracing()
+  await tracing
+    ?.activeTracing()
     ?.shutdown()
     .catch(() => undefined);
   if (error instanceof CommanderError) process.exit(error.exitCode);
-  if (error instanceof ConfigError) {
+  if (error instanceof (await import('../config.js')).ConfigError) {
     console.error(error.message);
     process.exit(2);
   }

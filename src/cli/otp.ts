@@ -62,8 +62,7 @@ async function withMsgflow<T>(use: (msgflow: Msgflow) => Promise<T>): Promise<T>
   }
 }
 
-export function registerOtpCommands(program: Command): void {
-  const otp = program.command('otp').description('One-time passwords: durable send-then-verify sessions');
+export function registerOtpCommands(otp: Command): void {
   registerOtpGuardCommands(otp);
   const pair = (command: Command) =>
     command

@@ -72,8 +72,7 @@ function describeMessage(m: StoredMessage): string[] {
   ];
 }
 
-export function registerMessageCommands(program: Command): void {
-  const message = program.command('message').description('One provider message, as the message store knows it');
+export function registerMessageCommands(message: Command): void {
   withJson(
     message
       .command('show <providerMessageId>')

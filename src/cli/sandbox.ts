@@ -160,10 +160,7 @@ export function sandboxOptionsFrom(flags: Flags, env: NodeJS.ProcessEnv = proces
   });
 }
 
-export function registerSandboxCommands(program: Command): void {
-  const sandbox = program
-    .command('sandbox')
-    .description("Run the provider sandbox (the default), or manage a running one's accounts");
+export function registerSandboxCommands(sandbox: Command): void {
   // Every helper that takes --account defaults to the dev stack's account.
   sandbox.hook('preAction', (_sandbox, command) => {
     if (command.options.some((o) => o.long === '--account') && command.getOptionValue('account') === undefined)

@@ -122,11 +122,7 @@ async function withSchedules(fn: Parameters<typeof withMsgflow>[0]): Promise<voi
   });
 }
 
-export function registerScheduleCommands(program: Command): void {
-  const schedule = program
-    .command('schedule')
-    .description('Scheduled reminder campaigns (Temporal Schedules that start smsCampaign)');
-
+export function registerScheduleCommands(schedule: Command): void {
   const create = schedule
     .command('create <id>')
     .description('Create a schedule; each run reads its audience when it starts');

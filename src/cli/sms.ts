@@ -14,8 +14,7 @@ interface SmsSendOptions extends JsonFlag {
   waitWindow?: number;
 }
 
-export function registerSmsCommands(program: Command): void {
-  const sms = program.command('sms').description('Send SMS through the sendSms workflow');
+export function registerSmsCommands(sms: Command): void {
   withJson(
     sms
       .command('send')

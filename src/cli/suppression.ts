@@ -29,13 +29,7 @@ function describeRow(row: SuppressionRow): string {
   return `${number}  ${new Date(row.addedAt).toISOString()}${row.reason ? `  ${row.reason}` : ''}`;
 }
 
-export function registerSuppressionCommands(program: Command): void {
-  const suppression = program
-    .command('suppression')
-    .description(
-      'The suppression list (opt-outs) in the message store: campaigns and sendSms never send to a number on it',
-    );
-
+export function registerSuppressionCommands(suppression: Command): void {
   withJson(
     suppression
       .command('add <numbers...>')
@@ -101,8 +95,9 @@ export function registerSuppressionCommands(program: Command): void {
       });
     },
   );
+}
 
-  const data = program.command('data').description("Personal data kept by msgflow: erase one person's number");
+export function registerDataCommands(data: Command): void {
   withJson(
     data
       .command('erase <number>')

@@ -33,9 +33,7 @@ function portNumber(value: string): number {
   return port;
 }
 
-export function registerTemporalCommands(program: Command): void {
-  const temporal = program.command('temporal').description('Temporal CLI, dev server and cluster setup');
-
+export function registerTemporalCommands(temporal: Command): void {
   temporal
     .command('ensure')
     .description('Find the Temporal CLI (building or downloading it on first use) and print its path')

@@ -16,8 +16,7 @@ interface VoiceCallOptions extends JsonFlag {
   wait?: boolean;
 }
 
-export function registerVoiceCommands(program: Command): void {
-  const voice = program.command('voice').description('Voice calls through the voiceCall workflow');
+export function registerVoiceCommands(voice: Command): void {
   withJson(
     voice
       .command('call')

@@ -2,16 +2,13 @@ import type { Command } from 'commander';
 import { createLogger } from '../log.js';
 import { createMsgflowWorkerFromEnv } from '../worker.js';
 
-export function registerWorkerCommands(program: Command): void {
-  program
-    .command('worker')
-    .description('Run the msgflow worker (workflows + provider activities); Ctrl-C stops it gracefully')
-    .action(async () => {
-      const log = createLogger('worker');
-      const worker = await createMsgflowWorkerFromEnv();
-      log.info('worker running');
-      // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM; run() resolves when they are done.
-      await worker.run();
-      log.info('worker stopped');
-    });
+export function registerWorkerCommands(command: Command): void {
+  command.action(async () => {
+    const log = createLogger('worker');
+    const worker = await createMsgflowWorkerFromEnv();
+    log.info('worker running');
+    // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM; run() resolves when they are done.
+    await worker.run();
+    log.info('worker stopped');
+  });
 }

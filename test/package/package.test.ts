@@ -109,6 +109,9 @@ describe('the tarball', () => {
     }
     expect(packedFiles).toContain('dist/workflows/index.js');
     expect(packedFiles).toContain('dist/src/cli/main.js');
+    // The `msgflow` bin: it runs dist/ here; the builder it uses in a checkout stays out.
+    expect(packedFiles).toContain('bin/msgflow.js');
+    expect(packedFiles).not.toContain('bin/build-cli.js');
     const stray = packedFiles.filter(
       (path) =>
         /(^|\/)(test|bench|\.ci|scripts)\//.test(path) ||
