@@ -8,33 +8,13 @@
 # installed for that Node and a Temporal CLI (`msgflow temporal ensure`).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cli=(node "$repo/bin/msgflow.js")
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgflow-node-smoke-XXXXXX")
 log=$work/dev.log
-READY_SECONDS=300
-STOP_SECONDS=30
 SEND_SECONDS=300
 MAX_LINE=1000
-dev_pid=
-
-stop_dev() {
-  if [ -n "$dev_pid" ] && kill -0 "$dev_pid" 2>/dev/null; then
-    kill -TERM "$dev_pid" 2>/dev/null || true
-    for _ in $(seq "$STOP_SECONDS"); do
-      kill -0 "$dev_pid" 2>/dev/null || break
-      sleep 1
-    done
-    if kill -0 "$dev_pid" 2>/dev/null; then
-      echo "msgflow dev did not stop within ${STOP_SECONDS} s: killed" >&2
-      kill -KILL -- "-$dev_pid" 2>/dev/null || true
-    fi
-  fi
-  # The Temporal dev server runs in a process group of its own and outlives a msgflow dev that crashed or was
-  # killed; its state file is in our folder, which names it.
-  ps -eo pid=,args= | awk -v db="--db-filename $work/" 'index($0, db) && !/awk/ { print $1 }' |
-    xargs -r kill -KILL 2>/dev/null || true
-}
-trap 'stop_dev; rm -rf "$work"' EXIT
+# shellcheck source=scripts/lib/dev-stack.sh
+source "$repo/scripts/lib/dev-stack.sh"
+trap 'dev_stop; rm -rf "$work"' EXIT
 
 fail() {
   echo "node-smoke: $*; msgflow dev's output:" >&2
@@ -43,35 +23,14 @@ fail() {
 }
 
 echo "node $(node --version): msgflow dev in $work"
-read -r -a ports < <(node -e '
-  const net = require("node:net");
-  const servers = Array.from({ length: 6 }, () => net.createServer().listen(0, "127.0.0.1"));
-  Promise.all(servers.map((s) => new Promise((r) => s.once("listening", r)))).then(() => {
-    console.log(servers.map((s) => s.address().port).join(" "));
-    servers.forEach((s) => s.close());
-  });')
+dev_start
 
-# Run from the temporary folder, so `.data/` is the one in there. A session of its own (its pid is its process
-# group's), so a kill of last resort reaches everything it started in that group.
-(cd "$work" && exec setsid "${cli[@]}" dev \
-  --temporal-port "${ports[0]}" --ui-port "${ports[1]}" --sandbox-port "${ports[2]}" \
-  --ingress-port "${ports[3]}" --codec-port "${ports[4]}" --worker-metrics-port "${ports[5]}" \
-  < /dev/null > "$log" 2>&1) &
-dev_pid=$!
-started=$SECONDS
-until grep -q '^msgflow dev is running:' "$log"; do
-  kill -0 "$dev_pid" 2>/dev/null || fail "msgflow dev exited before it was ready"
-  [ $((SECONDS - started)) -lt "$READY_SECONDS" ] || fail "msgflow dev was not ready within ${READY_SECONDS} s"
-  sleep 1
-done
-echo "msgflow dev ready after $((SECONDS - started)) s"
-
-result=$(cd "$work" && timeout "$SEND_SECONDS" "${cli[@]}" sms send --to 2348012345678 --sender ACME \
+result=$(cd "$work" && timeout "$SEND_SECONDS" "${dev_cli[@]}" sms send --to 2348012345678 --sender ACME \
   --message "node smoke" --wait --json) || fail "msgflow sms send failed or took over ${SEND_SECONDS} s"
-status=$(node -e 'console.log(JSON.parse(process.argv[1]).messages.map((m) => m.status).join(","))' "$result")
+status=$(sms_statuses "$result")
 [ "$status" = delivered ] || fail "the SMS ended '$status', not delivered: $result"
 echo "sms delivered on node $(node --version)"
-stop_dev
+dev_stop
 grep -q '^stopping' "$log" || fail "msgflow dev did not stop in order"
 echo "msgflow dev stopped"
 # Its output stays readable: no line of kilobytes (webpack's bundle summary), no warning that is expected.
