@@ -95,10 +95,9 @@ async function compile(root, outdir) {
   });
 }
 
-/** A module of esbuild, as tsx (a dev dependency) has it: the compiler tsx runs the sources with. */
+/** A module of esbuild (a dev dependency, in step with the one tsx runs the tests' sources with). */
 function esbuildPackage(specifier) {
-  const tsx = createRequire(import.meta.url).resolve('tsx/package.json');
-  return createRequire(tsx)(specifier);
+  return createRequire(import.meta.url)(specifier);
 }
 
 function markUsed(dir) {
