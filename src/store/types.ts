@@ -8,6 +8,7 @@ import type { Migration } from './migrations.js';
 import type { OtpGuardRules } from '../api/otp-guard.js';
 import type { OtpGuardDecision, OtpSendAttempt } from './otp-guard.js';
 import type { RecordedOtpEvent } from './otp-guard-replay.js';
+import type { Outbox } from './outbox.js';
 
 /** A message a sender just got an id for. `number` and `campaignKey` feed per-recipient reports. */
 export interface SentMessage {
@@ -253,6 +254,8 @@ export interface MessageStore {
   takeRequest(budget: string, settings: BudgetSettings, kind: RequestClass, now?: number): Promise<BudgetAnswer>;
   /** The OTP sessions' record, and the fraud guard's judgements on it (shared by every worker on this store). */
   readonly otp: OtpEventStore;
+  /** Outcomes recorded and not yet told to their workflows, and the relays' claims on telling them. */
+  readonly outbox: Outbox;
   close(): Promise<void>;
 }
 
