@@ -21,7 +21,6 @@ export { storeOptionsFromEnv, storeOptionsOf } from './from-env.js';
 export { ARRIVAL_SPREAD_MS, budgetSettings, fullBucket, takeRequest } from './request-bucket.js';
 export { startRetention, type RetentionOptions } from './retention.js';
 export { outcomeFromStore } from './outcome.js';
-export type * from './outbox.js';
 
 export const DEFAULT_STORE_FILE = join(DATA_DIR, 'msgflow.db');
 
