@@ -18,6 +18,7 @@ import { isReady } from './ingress/from-env.js';
 import { WEBHOOK_PATH } from './ingress/app.js';
 import { type RunningIngress, startIngress } from './ingress/server.js';
 import { outcomeRouter } from './ingress/outcome-router.js';
+import { startRelay } from './ingress/relay.js';
 import { standardWebhooksVerifier } from './ingress/verifier.js';
 import { type Logger, silentLogger } from './log.js';
 import { createIngressMetrics, withIngressMetrics } from './ingress/metrics.js';
@@ -127,15 +128,17 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const host = options.ingress?.host ?? '127.0.0.1';
     const port = options.ingress?.port || (await freePort(host));
     const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
-    const metrics = createIngressMetrics();
+    const metrics = createIngressMetrics({ store });
+    const relay = startRelay({ store, client: temporal, onSignal: metrics.onSignal, logger });
+    cleanups.push(() => relay.close());
     const ingress = await startIngress(
       withIngressMetrics(
         {
           host,
           port,
           verifier: standardWebhooksVerifier([webhookSecret]),
-          router: outcomeRouter({ store, client: temporal, onSignal: metrics.onSignal }),
-          isReady: () => isReady(temporal, store),
+          router: outcomeRouter({ store, relay }),
+          isReady: () => isReady(store),
           logger,
         },
         metrics,
