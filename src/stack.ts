@@ -39,7 +39,11 @@ export interface StackOptions {
   temporal: { address: string; namespace: string };
   taskQueue: string;
   sandbox?: SandboxOptions;
-  ingress?: { host?: string; port?: number };
+  /**
+   * `relay: false` runs the ingress without its relay (tests that run relays in other processes): nothing in
+   * this process then tells the workflows their outcomes.
+   */
+  ingress?: { host?: string; port?: number; relay?: boolean };
   /** A token from an earlier run; reused when the sandbox still accepts it. */
   reuseToken?: string;
   /** The account's wallet when a new one is made, in minor units. */
@@ -129,8 +133,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const port = options.ingress?.port || (await freePort(host));
     const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
     const metrics = createIngressMetrics({ store });
-    const relay = startRelay({ store, client: temporal, onSignal: metrics.onSignal, logger });
-    cleanups.push(() => relay.close());
+    const relay =
+      options.ingress?.relay === false
+        ? { wake: () => {} }
+        : startRelay({ store, client: temporal, onSignal: metrics.onSignal, logger });
+    if ('close' in relay) cleanups.push(() => relay.close());
     const ingress = await startIngress(
       withIngressMetrics(
         {

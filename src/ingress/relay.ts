@@ -34,7 +34,7 @@ export interface RelayOptions {
   rounds?: number;
   /** Signal calls in flight at once within a round (default 16). */
   signalsInFlight?: number;
-  /** Deadline of one signal call (default 5 s). */
+  /** Deadline of one signal call (default 5 s, at most a third of the lease). */
   callTimeoutMs?: number;
   /** Longest wait between attempts while Temporal or the store is unreachable (default 5 s). */
   maxBackoffMs?: number;
@@ -280,7 +280,8 @@ class OutboxRelay implements Relay {
 
   /** One signal with all of the workflow's untold outcomes, linked to the spans that sent those messages. */
   private tell(w: WaiterOutcomes): Promise<Result> {
-    const { client, callTimeoutMs = 5000 } = this.options;
+    // Well within the lease, so a claim never runs out while its signal is still on its way.
+    const { client, callTimeoutMs = Math.min(5000, this.leaseMs / 3) } = this.options;
     const links = (w.traceParents ?? []).flatMap((t) => linkTo(t));
     return inSpan('msgflow.relay.signal', { attributes: signalAttributes(w), links }, async () => {
       try {
