@@ -41,8 +41,8 @@ export interface RelayOptions {
   /** Unique per relay (default: host, process id and a random part). */
   owner?: string;
   logger?: Logger;
-  /** Called with the number of outcomes each accepted signal carried, for metrics. */
-  onSignal?(outcomes: number): void;
+  /** Called once Temporal accepted a signal, with the number of outcomes it carried and its workflow (metrics). */
+  onSignal?(outcomes: number, workflowId: string): void;
 }
 
 export interface Relay {
@@ -288,7 +288,7 @@ class OutboxRelay implements Relay {
         await client.withDeadline(Date.now() + callTimeoutMs, () =>
           client.workflow.getHandle(w.workflowId).signal(messageOutcomesSignal, w.outcomes.map(outcomeFromStore)),
         );
-        this.options.onSignal?.(w.outcomes.length);
+        this.options.onSignal?.(w.outcomes.length, w.workflowId);
         return 'told';
       } catch (error) {
         // The workflow has closed (completed, cancelled or terminated): nobody is left to tell.
