@@ -78,6 +78,9 @@ class OutboxRelay implements Relay {
   /** When this relay last told each workflow; forgotten once older than the interval. */
   private readonly lastTold = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
+  /** Woken in-process since their last round (the fast lane's candidates). */
+  private readonly woken = new Set<string>();
+  private fastRound = false;
   /** Consecutive failed signals per workflow, for its own backoff. */
   private readonly failures = new Map<string, number>();
   private backoffMs = 0;
@@ -103,7 +106,10 @@ class OutboxRelay implements Relay {
 
   wake(workflowIds: Iterable<string>): void {
     const now = Date.now();
-    for (const id of workflowIds) this.makeDue(id, now);
+    for (const id of workflowIds) {
+      this.makeDue(id, now);
+      this.woken.add(id);
+    }
     this.pump();
   }
 
@@ -163,22 +169,31 @@ class OutboxRelay implements Relay {
     // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns).
     ready.sort((a, b) => (this.lastTold.get(a) ?? 0) - (this.lastTold.get(b) ?? 0));
     const perRound = this.options.workflowsPerRound ?? 100;
-    while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) {
-      const batch = ready.splice(0, perRound);
-      for (const id of batch) {
-        this.due.delete(id);
-        this.inFlight.add(id);
-      }
-      const round = this.round(batch).finally(() => {
-        this.running.delete(round);
-        for (const id of batch) this.inFlight.delete(id);
-        this.pump();
-      });
-      this.running.add(round);
+    while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
+    // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.
+    if (ready.length > 0 && !this.fastRound) {
+      const quiet = ready.filter((id) => this.woken.has(id) && !this.lastTold.has(id)).slice(0, perRound);
+      if (quiet.length > 0) this.start(quiet, true);
     }
-    if (ready.length > 0) next = Math.min(next, now);
+    // Ready ones left wait for a round to finish (it pumps again); later ones for their time.
     if (next < Infinity) this.wakeAt(next);
     if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private start(batch: string[], fast = false): void {
+    for (const id of batch) {
+      this.due.delete(id);
+      this.woken.delete(id);
+      this.inFlight.add(id);
+    }
+    if (fast) this.fastRound = true;
+    const round = this.round(batch).finally(() => {
+      this.running.delete(round);
+      if (fast) this.fastRound = false;
+      for (const id of batch) this.inFlight.delete(id);
+      this.pump();
+    });
+    this.running.add(round);
   }
 
   private wakeAt(at: number): void {

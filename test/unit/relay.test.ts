@@ -50,6 +50,8 @@ describe('relay', () => {
   let signals: Signal[];
   const answer: { current: Answer } = { current: async () => {} };
   const relays: Relay[] = [];
+  /** Signals a test holds open; let go after each test, so its relays can close. */
+  const held: Array<() => void> = [];
 
   const relay = (options: Partial<RelayOptions> = {}, on = store) => {
     const started = startRelay({ store: on, client: fakeClient(signals, answer), sweepMs: 50, ...options });
@@ -69,6 +71,8 @@ describe('relay', () => {
     answer.current = async () => {};
   });
   afterEach(async () => {
+    answer.current = async () => {};
+    for (const release of held.splice(0)) release();
     await Promise.all(relays.splice(0).map((r) => r.close()));
     await store.close();
     rmSync(folder, { recursive: true, force: true });
@@ -119,6 +123,24 @@ describe('relay', () => {
     relay({ workflowsPerRound: 1, rounds: 1 });
     await until(() => signals.length === 31);
     expect(signals[0]!.workflowId).toBe('otp');
+  });
+
+  it('tells a quiet workflow woken during a catch-up at once, in a round of its own', async () => {
+    for (let w = 0; w < 30; w++) await store.register(`campaign-${w}`, [{ providerMessageId: `c${w}` }]);
+    await store.register('otp', [{ providerMessageId: 'o0' }]);
+    for (let w = 0; w < 30; w++) await store.recordEvents([delivered(`c${w}`)]);
+    // The backlog's signals hang until the test lets them go; the quiet workflow's go at once.
+    answer.current = (workflowId) =>
+      workflowId === 'otp' ? Promise.resolve() : new Promise<void>((resolve) => held.push(resolve));
+    // One round at a time: the sweep's round of the backlog occupies it.
+    const r = relay({ rounds: 1 });
+    await until(() => held.length > 0);
+    await receive(r, ['o0']);
+    await until(() => signals.some((s) => s.workflowId === 'otp'));
+    expect(signals.map((s) => s.workflowId)).toEqual(['otp']);
+    answer.current = async () => {};
+    for (const release of held.splice(0)) release();
+    await until(async () => (await store.outbox.backlog()).untold === 0);
   });
 
   it('marks nothing told while Temporal is down, backs off, and tells everything once it is back', async () => {
