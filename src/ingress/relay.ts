@@ -125,11 +125,15 @@ class OutboxRelay implements Relay {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  /** Due now, or when the rate rule lets this relay tell it again; an earlier due time stands. */
-  private makeDue(workflowId: string, now: number, notBefore = 0): void {
+  /**
+   * Due now, or when the rate rule lets this relay tell it again; an earlier due time stands, but a workflow
+   * waiting out its own backoff after failed signals keeps its time.
+   */
+  private makeDue(workflowId: string, now: number): void {
     const last = this.lastTold.get(workflowId);
-    const at = Math.max(now, notBefore, last === undefined ? 0 : last + this.intervalMs);
+    const at = Math.max(now, last === undefined ? 0 : last + this.intervalMs);
     const current = this.due.get(workflowId);
+    if (current !== undefined && this.failures.has(workflowId)) return;
     if (current === undefined || at < current) this.due.set(workflowId, at);
   }
 
@@ -232,7 +236,10 @@ class OutboxRelay implements Relay {
     // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
     for (const id of claimed.held) this.postpone(id, Date.now() + Math.max(this.intervalMs, HELD_RETRY_MS));
     const results = await this.signalAll(claimed.outcomes);
-    const told = claimed.outcomes.filter((_, i) => results[i] === 'told');
+    const withResult = (result: Result) => claimed.outcomes.filter((_, i) => results[i] === result);
+    const told = withResult('told');
+    const ended = withResult('ended').map((w) => w.workflowId);
+    const failed = withResult('failed').map((w) => w.workflowId);
     const done = Date.now();
     try {
       await this.store.outbox.finish(this.owner, {
@@ -240,8 +247,8 @@ class OutboxRelay implements Relay {
           workflowId: w.workflowId,
           providerMessageIds: w.outcomes.map((o) => o.providerMessageId),
         })),
-        ended: claimed.outcomes.filter((_, i) => results[i] === 'ended').map((w) => w.workflowId),
-        failed: claimed.outcomes.filter((_, i) => results[i] === 'failed').map((w) => w.workflowId),
+        ended,
+        failed,
       });
     } catch (error) {
       // The signals went; marking them failed: they are told again once the claims' leases run out.
@@ -254,7 +261,7 @@ class OutboxRelay implements Relay {
       const again = this.due.has(w.workflowId) || w.outcomes.length >= maxOutcomesPerSignal;
       if (again) this.postpone(w.workflowId, done + this.intervalMs);
     }
-    const failed = claimed.outcomes.filter((_, i) => results[i] === 'failed').map((w) => w.workflowId);
+    for (const id of ended) this.failures.delete(id);
     if (told.length > 0) this.backoffMs = 0;
     // Not one signal went through: Temporal is unreachable, so everything waits; else only those that failed.
     if (failed.length > 0) this.retryLater(failed, told.length === 0);
