@@ -6,6 +6,7 @@
  * two workers, two ingresses behind a load balancer, the message store on the same PostgreSQL.
  * MSGFLOW_BENCH_TARGET chooses; another target implements `CampaignTarget` and is added to TARGETS.
  */
+import type { MessageStoreOptions } from '../src/store/index.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,8 @@ export interface Msgflow {
   pids: Record<string, number | undefined>;
   /** The message store's size on disk now, in bytes; undefined where the target cannot tell. */
   storeBytes(): Promise<number | undefined>;
+  /** Where the message store is, to open it from the bench (e.g. to wait until every outcome was told). */
+  store: MessageStoreOptions;
   close(): Promise<void>;
 }
 
@@ -175,6 +178,7 @@ const localTarget: CampaignTarget = {
         taskQueue,
         pids: Object.fromEntries(started.map((s) => [s.name, s.pid])),
         // The database file with its write-ahead log and shared-memory index.
+        store: { file: join(dir, 'msgflow.db') },
         storeBytes: async () =>
           readdirSync(dir)
             .filter((name) => name.startsWith('msgflow.db'))
@@ -226,6 +230,7 @@ const clusterTarget: CampaignTarget = {
     return {
       taskQueue,
       pids: Object.fromEntries(processes.map((p) => [p.name, p.pid()])),
+      store: { url: replicas.storeUrl },
       storeBytes: () => databaseBytes(replicas.storeUrl),
       close: () => replicas.close(),
     };

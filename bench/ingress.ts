@@ -1,9 +1,11 @@
 /**
- * Ingress throughput on the message-store path: signed status events per second fully accepted (signature
- * verified, body parsed, events recorded in the message store, one coalesced `messageOutcomes` signal per
- * waiting workflow acknowledged by Temporal, 200 answered), as single-event bodies and as batches, beside
- * a bare Node HTTP receiver (reads the body, answers 200) fed the same signed bodies by the same load
- * generator in the same run. The store is a SQLite file, as `msgflow ingress` keeps it.
+ * Ingress throughput on the message-store path: signed status events per second accepted (signature
+ * verified, body parsed, events recorded in the message store, 200 answered) and told by the relay in the
+ * same process (`messageOutcomes` signals acknowledged by Temporal; the CPU clock stops once every outcome
+ * was told), as single-event bodies and as batches, beside a bare Node HTTP receiver (reads the body, answers
+ * 200) fed the same signed bodies by the same load generator in the same run. The store is a SQLite file, as
+ * `msgflow ingress` keeps it. A quiet case sends single messages one after another, each awaited by a
+ * workflow of its own (a single send, an OTP): the time from a delivery's answer to its signal's acceptance.
  *
  * Every message is registered beforehand as awaited by one waiting workflow per case, as a campaign's are.
  * No worker runs: what is measured is acceptance, not the workflow's handling of the signals (that would
@@ -19,13 +21,14 @@ import { formatTimestamp } from '../src/api/common.js';
 import { FINAL_STATUSES } from '../src/api/constants.js';
 import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../src/api/signature.js';
-import { DEFAULT_COALESCE_MS, outcomeRouter } from '../src/ingress/outcome-router.js';
+import { outcomeRouter } from '../src/ingress/outcome-router.js';
+import { startRelay } from '../src/ingress/relay.js';
 import { startIngress } from '../src/ingress/server.js';
 import { standardWebhooksVerifier } from '../src/ingress/verifier.js';
 import { openMessageStore } from '../src/store/index.js';
 import { msgflowDataConverter } from '../src/temporal/data-converter.js';
 import { startBareReceiver } from './bare-receiver.js';
-import { type Benchmark, type BenchRow, round } from './harness.js';
+import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
 import { assertClean, latencyColumns, type LoadResult, type SignedBody, sizeFromEnv } from './load.js';
 import { runScript } from './processes.js';
 
@@ -37,6 +40,8 @@ const BATCH_EVENTS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_BATCH_EVENTS', 30_000);
 /** Bodies in flight at once: the sandbox's webhook dispatcher delivers up to 16 at a time by default. */
 const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 64);
 const BATCH_SIZE = 100;
+/** Sequential single sends of the quiet case, each awaited by a workflow of its own. */
+const QUIET_SENDS = sizeFromEnv('MSGFLOW_BENCH_INGRESS_QUIET_SENDS', 200);
 const WARMUP_BODIES = 200;
 
 export const ingressBenchmark: Benchmark = {
@@ -49,16 +54,20 @@ export const ingressBenchmark: Benchmark = {
     const taskQueue = `bench-ingress-${randomUUID()}`;
     const secret = generateWebhookSecret();
     let signals = { count: 0, outcomes: 0 };
+    /** When the relay's signal to each workflow was accepted (the quiet case). */
+    const signalledAt = new Map<string, number>();
+    const relay = startRelay({
+      store,
+      client,
+      onSignal: (outcomes, workflowId) => {
+        signals.count += 1;
+        signals.outcomes += outcomes;
+        signalledAt.set(workflowId, performance.now());
+      },
+    });
     const ingress = await startIngress({
       verifier: standardWebhooksVerifier([secret]),
-      router: outcomeRouter({
-        store,
-        client,
-        onSignal: (outcomes) => {
-          signals.count += 1;
-          signals.outcomes += outcomes;
-        },
-      }),
+      router: outcomeRouter({ store, relay }),
     });
     const bare = await startBareReceiver();
     const waiters: string[] = [];
@@ -107,16 +116,52 @@ export const ingressBenchmark: Benchmark = {
     };
     /**
      * The load comes from a process of its own, so the CPU time this process uses meanwhile is the
-     * receiver's: the ingress with its store and Temporal client, or the bare receiver.
+     * receiver's: the ingress with its store, relay and Temporal client, or the bare receiver.
      */
     const measure = async (name: string, url: string, bodies: SignedBody[]) => {
       log(`${name}: ${bodies.length} bodies`);
       signals = { count: 0, outcomes: 0 };
       const cpuBefore = process.cpuUsage();
       const result = await load(url, bodies);
+      // The CPU clock stops once every outcome was told, the relay's work included.
+      while ((await store.outbox.backlog()).untold > 0) await new Promise((resolve) => setTimeout(resolve, 20));
       const { user, system } = process.cpuUsage(cpuBefore);
       assertClean(name, result);
-      return { result, signals, cpuMs: (user + system) / 1000 };
+      // A copy: the quiet case that follows keeps counting into `signals`.
+      return { result, signals: { ...signals }, cpuMs: (user + system) / 1000 };
+    };
+
+    /**
+     * Sequential single sends, each awaited by a workflow of its own: for each, the time from the 200 to its
+     * workflow's signal being accepted by Temporal.
+     */
+    const quiet = async (label: string, sends: number): Promise<number[]> => {
+      const delays: number[] = [];
+      for (let i = 0; i < sends; i++) {
+        const workflowId = `bench-ingress-${label}-${run}-${i}`;
+        await client.workflow.start('benchOutcomeWaiter', { workflowId, taskQueue, args: [] });
+        waiters.push(workflowId);
+        const id = `bench-${run}-${label}-${i}`;
+        await store.register(workflowId, [{ providerMessageId: id }]);
+        const raw = JSON.stringify({
+          event: 'message.delivered',
+          mobile_number: '+2348012345678',
+          provider_message_id: id,
+          status: 'delivered',
+          timestamp: formatTimestamp(new Date()),
+        });
+        const headers = signWebhook([secret], `evt_${run}_${label}_${i}`, Math.floor(Date.now() / 1000), raw);
+        const response = await fetch(ingress.webhookUrl, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: raw,
+        });
+        const answeredAt = performance.now();
+        if (response.status !== 200) throw new Error(`quiet case: delivery ${i} answered ${response.status}`);
+        while (!signalledAt.has(workflowId)) await new Promise((resolve) => setImmediate(resolve));
+        delays.push(Math.max(0, signalledAt.get(workflowId)! - answeredAt));
+      }
+      return delays;
     };
 
     try {
@@ -131,6 +176,9 @@ export const ingressBenchmark: Benchmark = {
       const batchBodies = await prepare('batch', BATCH_EVENTS, BATCH_SIZE);
       const bareBatch = await measure(`bare receiver, batch bodies`, bare.url, batchBodies);
       const batch = await measure(`ingress, batch bodies`, ingress.webhookUrl, batchBodies);
+      log(`quiet: ${QUIET_SENDS} sequential single sends`);
+      await quiet('quiet-warmup', 10);
+      const quietDelays = await quiet('quiet', QUIET_SENDS);
 
       type Measured = Awaited<ReturnType<typeof measure>>;
       const cpuMsPerEvent = ({ cpuMs, result }: Measured, eventsPerBody: number) =>
@@ -154,18 +202,25 @@ export const ingressBenchmark: Benchmark = {
           row('ingress, single-event bodies', single, 1, bareSingle),
           row(`bare receiver, batch bodies of ${BATCH_SIZE}`, bareBatch, BATCH_SIZE),
           row(`ingress, batch bodies of ${BATCH_SIZE}`, batch, BATCH_SIZE, bareBatch),
+          {
+            case: `quiet: ${QUIET_SENDS} sequential single sends, answer → signal accepted`,
+            bodies: QUIET_SENDS,
+            'p50 ms': round(percentile(quietDelays, 50)),
+            'p99 ms': round(percentile(quietDelays, 99)),
+          },
         ],
         notes: [
-          'accepted = HTTP 200 from the ingress: signature verified, body parsed, events recorded in the store (SQLite file, WAL), every signal acknowledged by Temporal',
+          'accepted = HTTP 200 from the ingress: signature verified, body parsed, events recorded in the store (SQLite file, WAL); the relay in the same process tells the waiting workflows from the store',
           'bare receiver: a Node HTTP server that reads the body and answers 200 (no verification, no store, no Temporal), same bodies, same load generator, same concurrency',
-          `each case's messages are awaited by one open workflow (as a campaign's are); the ingress coalesces its outcomes over ~${DEFAULT_COALESCE_MS} ms, and while a signal to it is in flight, into one messageOutcomes signal; no worker runs, so this is acceptance, not execution`,
-          'latency is per HTTP request (a whole batch for batch bodies)',
+          `each case's messages are awaited by one open workflow (as a campaign's are); the relay tells it at most twice a second, one messageOutcomes signal with all of its untold outcomes; no worker runs, so this is acceptance, not execution`,
+          "latency is per HTTP request (a whole batch for batch bodies); for the quiet case, from the 200 to the relay's signal being accepted by Temporal (target p99 ≤ 20 ms)",
           'CPU ms/event: CPU time (user + system) of the process holding the receiver (for the ingress: its store and Temporal client too; not the Temporal server) during the run ÷ the events; the load generator is a process of its own (bench/load-process.ts)',
           'load generator, ingress, store and Temporal dev server share this machine; MSGFLOW_BENCH_INGRESS_EVENTS / MSGFLOW_BENCH_INGRESS_BATCH_EVENTS / MSGFLOW_BENCH_CONCURRENCY size the run',
         ],
       };
     } finally {
       await ingress.close();
+      await relay.close();
       await bare.close();
       for (const workflowId of waiters)
         await client.workflow

@@ -115,6 +115,10 @@ export const IngressEnv = z.object({
   MSGFLOW_INGRESS_PORT: port.default(4020),
   /** Accepted webhook signing secrets (whsec_…), comma-separated: the current and, while rotating, the previous. */
   MSGFLOW_WEBHOOK_SECRETS: list.optional(),
+  /** The relay tells one workflow at most this many times a second (a campaign's outcomes gather meanwhile). */
+  MSGFLOW_RELAY_SIGNALS_PER_SECOND: z.coerce.number().positive().max(1000).default(2),
+  /** How long a relay's claim on a workflow holds if its process dies while telling: the bound on a takeover. */
+  MSGFLOW_RELAY_LEASE_SECONDS: z.coerce.number().positive().max(3600).default(15),
 });
 export type IngressEnv = z.infer<typeof IngressEnv>;
 

@@ -18,6 +18,7 @@ import { isReady } from './ingress/from-env.js';
 import { WEBHOOK_PATH } from './ingress/app.js';
 import { type RunningIngress, startIngress } from './ingress/server.js';
 import { outcomeRouter } from './ingress/outcome-router.js';
+import { type Relay, startRelay } from './ingress/relay.js';
 import { standardWebhooksVerifier } from './ingress/verifier.js';
 import { type Logger, silentLogger } from './log.js';
 import { createIngressMetrics, withIngressMetrics } from './ingress/metrics.js';
@@ -38,7 +39,11 @@ export interface StackOptions {
   temporal: { address: string; namespace: string };
   taskQueue: string;
   sandbox?: SandboxOptions;
-  ingress?: { host?: string; port?: number };
+  /**
+   * `relay: false` runs the ingress without its relay (tests that run relays in other processes): nothing in
+   * this process then tells the workflows their outcomes.
+   */
+  ingress?: { host?: string; port?: number; relay?: boolean };
   /** A token from an earlier run; reused when the sandbox still accepts it. */
   reuseToken?: string;
   /** The account's wallet when a new one is made, in minor units. */
@@ -123,7 +128,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const store = await openMessageStore(storeOptionsOf(options));
     cleanups.push(() => store.close());
 
-    const { ingress, webhookSecret } = await startStackIngress(options.ingress, { messaging, store, temporal, logger });
+    const { ingress, relay, webhookSecret } = await startStackIngress(options.ingress, {
+      messaging,
+      store,
+      temporal,
+      logger,
+    });
+    if (relay) cleanups.push(() => relay.close());
     cleanups.push(() => ingress.close());
 
     const { worker, workerRun } =
@@ -162,6 +173,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 }
 
 /** The ingress, behind a webhook registered with the sandbox for its address (fixed before it listens). */
+/** The ingress, and the relay that tells workflows what it records (unless `where.relay` is false). */
 async function startStackIngress(
   where: StackOptions['ingress'],
   {
@@ -170,26 +182,31 @@ async function startStackIngress(
     temporal,
     logger,
   }: { messaging: MessagingClient; store: MessageStore; temporal: Client; logger: Logger },
-): Promise<{ ingress: RunningIngress; webhookSecret: string }> {
+): Promise<{ ingress: RunningIngress; relay?: Relay; webhookSecret: string }> {
   // The ingress's address is fixed before it listens, so the webhook (and its secret) can come first.
   const host = where?.host ?? '127.0.0.1';
   const port = where?.port || (await freePort(host));
   const webhookSecret = await registerWebhook(messaging, `http://${host}:${port}${WEBHOOK_PATH}`);
-  const metrics = createIngressMetrics();
+  const metrics = createIngressMetrics({ store });
+  const relay =
+    where?.relay === false ? undefined : startRelay({ store, client: temporal, onSignal: metrics.onSignal, logger });
   const ingress = await startIngress(
     withIngressMetrics(
       {
         host,
         port,
         verifier: standardWebhooksVerifier([webhookSecret]),
-        router: outcomeRouter({ store, client: temporal, onSignal: metrics.onSignal }),
-        isReady: () => isReady(temporal, store),
+        router: outcomeRouter({ store, relay: relay ?? { wake: () => {} } }),
+        isReady: () => isReady(store),
         logger,
       },
       metrics,
     ),
-  );
-  return { ingress, webhookSecret };
+  ).catch(async (error: unknown) => {
+    await relay?.close();
+    throw error;
+  });
+  return { ingress, relay, webhookSecret };
 }
 
 async function startWorker({

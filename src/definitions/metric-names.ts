@@ -11,6 +11,9 @@ export const METRICS = {
   ingressOutcomesPerSignal: 'msgflow_ingress_outcomes_per_signal',
   ingressSignalSeconds: 'msgflow_ingress_signal_duration_seconds',
   ingressRequestSeconds: 'msgflow_ingress_request_duration_seconds',
+  // The relay's outbox (gauges read from the message store at each scrape of an ingress).
+  relayUntoldOutcomes: 'msgflow_relay_untold_outcomes',
+  relayOldestUntoldSeconds: 'msgflow_relay_oldest_untold_seconds',
   // Worker (the Temporal SDK's meter, exported with the SDK's own metrics on the worker's metrics address).
   smsSent: 'msgflow_sms_sent',
   providerCharges: 'msgflow_provider_charged_minor_units',

@@ -1,7 +1,7 @@
 /**
  * `msgflow/ingress`: the webhook ingress that verifies the provider's signed events, records them in the
- * message store and signals the workflows waiting for them; as an Express app to mount, or as a server of
- * its own. The store needs the optional peer `better-sqlite3` (SQLite) or `pg` (PostgreSQL).
+ * message store, and the relay that tells the workflows waiting for them from the store; as an Express app
+ * to mount, or as a server of its own. The store needs the optional peer `better-sqlite3` (SQLite) or `pg` (PostgreSQL).
  */
 export {
   createIngressApp,
@@ -18,8 +18,8 @@ export {
   outcomeRouter,
   type OutcomeRouterOptions,
   StoreUnavailableError,
-  TemporalUnavailableError,
 } from '../ingress/outcome-router.js';
+export { type Relay, type RelayOptions, startRelay } from '../ingress/relay.js';
 export { type IncomingHeaders, standardWebhooksVerifier, type WebhookVerifier } from '../ingress/verifier.js';
 export { createIngressMetrics, type IngressMetrics, withIngressMetrics } from '../ingress/metrics.js';
 export { openMessageStore, storeOptionsFromEnv, type MessageStore, type MessageStoreOptions } from '../store/index.js';

@@ -1,8 +1,8 @@
 /**
- * The webhook ingress: raw body → signature → JSON → each event's schema → message store → one signal per
- * waiting workflow. It answers 200 only after the store recorded the body and Temporal accepted its
- * signals, 401 when the delivery is not authentic (nothing is recorded), and 503 with Retry-After when the
- * store or Temporal is unreachable, so the provider's retry brings the events back later. An authentic
+ * The webhook ingress: raw body → signature → JSON → each event's schema → message store, whose outbox the
+ * relay tells the waiting workflows from (relay.ts). It answers 200 as soon as the store recorded the body,
+ * 401 when the delivery is not authentic (nothing is recorded), and 503 with Retry-After only when the store
+ * is unreachable, so the provider's retry brings the events back later; Temporal's state does not matter. An authentic
  * event that fails validation is kept in the store's rejected events and named in the answer; the body's
  * other events are recorded as usual.
  */
@@ -10,7 +10,7 @@ import express, { type ErrorRequestHandler, type Request, type Response } from '
 import type { ErrorBody } from '../api/errors.js';
 import { parseWebhookEvents } from '../api/events.js';
 import { type Logger, silentLogger } from '../log.js';
-import { type OutcomeRouter, StoreUnavailableError, TemporalUnavailableError } from './outcome-router.js';
+import { type OutcomeRouter, StoreUnavailableError } from './outcome-router.js';
 import type { WebhookVerifier } from './verifier.js';
 import { inSpan, markFailed, messageIdAttributes, type Span, SpanKind } from '../tracing/spans.js';
 
@@ -37,7 +37,7 @@ export interface IngressAppOptions {
   router: OutcomeRouter;
   /** Largest body accepted; a batch of 1,000 events fits well within the default. */
   maxBodyBytes?: number;
-  /** Answers /readyz: true when Temporal and the store are reachable. */
+  /** Answers /readyz: true when the store is reachable. */
   isReady?: () => Promise<boolean>;
   logger?: Logger;
   hooks?: IngressHooks;
@@ -106,7 +106,7 @@ export function createIngressApp({
   return app;
 }
 
-/** One webhook delivery: verified, parsed, recorded and signalled, answered with what became of it. */
+/** One webhook delivery: verified, parsed and recorded, answered with what became of it. */
 async function receive(
   { verifier, router, logger, hooks }: Required<Pick<IngressAppOptions, 'verifier' | 'router' | 'logger' | 'hooks'>>,
   req: Request,
@@ -152,8 +152,8 @@ async function receive(
   try {
     await router.deliver(events, verdict.id, rejected);
   } catch (error) {
-    if (!(error instanceof StoreUnavailableError || error instanceof TemporalUnavailableError)) throw error;
-    const code = error instanceof StoreUnavailableError ? 'store_unavailable' : 'temporal_unavailable';
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    const code = 'store_unavailable';
     logger.error(`${code}; asking the provider to redeliver`, { error, deliveryId: verdict.id });
     res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     return finish(503, { code, message: 'Try again later' }, events.length);

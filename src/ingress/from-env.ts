@@ -8,6 +8,7 @@ import { dataConverterFromEnv } from '../temporal/data-converter.js';
 import { type RunningIngress, startIngress } from './server.js';
 import { type MessageStore, openMessageStore, storeOptionsFromEnv } from '../store/index.js';
 import { outcomeRouter } from './outcome-router.js';
+import { startRelay } from './relay.js';
 import { standardWebhooksVerifier } from './verifier.js';
 import { startTracingFromEnv } from '../tracing/setup.js';
 
@@ -20,7 +21,16 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
   // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
   const client = await connectClient(env, { dataConverter: dataConverterFromEnv(env) });
   const store = await openMessageStore(storeOptionsFromEnv(env));
-  const metrics = createIngressMetrics();
+  const metrics = createIngressMetrics({ store });
+  const relay = startRelay({
+    store,
+    client,
+    signalsPerSecond: ingress.MSGFLOW_RELAY_SIGNALS_PER_SECOND,
+    leaseMs: ingress.MSGFLOW_RELAY_LEASE_SECONDS * 1000,
+    onSignal: metrics.onSignal,
+    logger,
+  });
+  const stop = () => relay.close().finally(() => store.close());
   try {
     const running = await startIngress(
       withIngressMetrics(
@@ -28,24 +38,26 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
           host: ingress.MSGFLOW_INGRESS_HOST,
           port: ingress.MSGFLOW_INGRESS_PORT,
           verifier: standardWebhooksVerifier(ingress.MSGFLOW_WEBHOOK_SECRETS),
-          router: outcomeRouter({ store, client, onSignal: metrics.onSignal }),
-          isReady: () => isReady(client, store),
+          router: outcomeRouter({ store, relay }),
+          isReady: () => isReady(store),
           logger,
         },
         metrics,
       ),
     );
-    return { ...running, close: () => running.close().finally(() => store.close()) };
+    return { ...running, close: () => running.close().finally(stop) };
   } catch (error) {
-    await store.close();
+    await stop();
     throw error;
   }
 }
 
-/** Readiness: the ingress is only useful while it can record events and hand them to Temporal. */
-export async function isReady(client: Client, store: Pick<MessageStore, 'message'>): Promise<boolean> {
-  const [temporal, storeAnswers] = await Promise.all([isTemporalReachable(client), isStoreReachable(store)]);
-  return temporal && storeAnswers;
+/**
+ * Readiness: the ingress answers deliveries while it can record them; Temporal's state does not matter (the
+ * relay tells the workflows when Temporal is back).
+ */
+export async function isReady(store: Pick<MessageStore, 'message'>): Promise<boolean> {
+  return isStoreReachable(store);
 }
 
 async function isStoreReachable(store: Pick<MessageStore, 'message'>): Promise<boolean> {

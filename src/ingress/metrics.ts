@@ -1,30 +1,39 @@
 /**
  * The ingress's Prometheus metrics (prom-client), served on the ingress's own port at GET /metrics:
  * deliveries by HTTP status, status events received, signature rejections by reason, events rejected by
- * validation, outcomes per signal, and how long the store and Temporal took to take a delivery. One
- * registry per ingress, so several can share a process (tests).
+ * validation, how long the store took to record a delivery, and its relay's outcomes per signal and the
+ * store's untold backlog (read from the store at each scrape). One registry per ingress, so several can
+ * share a process (tests).
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { METRICS } from '../definitions/metric-names.js';
 import type { DeliveryOutcome, IngressAppOptions } from './app.js';
 import type { OutcomeRouter } from './outcome-router.js';
+import type { MessageStore } from '../store/index.js';
 
-/** Seconds: a signal round trip is milliseconds when healthy, seconds when Temporal struggles. */
+/** Seconds: a store write is milliseconds when healthy, seconds when the store struggles. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface IngressMetrics {
   registry: Registry;
   onDelivery(outcome: DeliveryOutcome): void;
   onRejectedEvents(count: number): void;
-  /** Called with the number of outcomes each signal carried (`outcomeRouter`'s `onSignal`). */
+  /** Called with the number of outcomes each signal carried (the relay's `onSignal`). */
   onSignal(outcomes: number): void;
   /** The same router, timed. */
   instrument(router: OutcomeRouter): OutcomeRouter;
 }
 
-export function createIngressMetrics({ processMetrics = true }: { processMetrics?: boolean } = {}): IngressMetrics {
+export interface IngressMetricsOptions {
+  processMetrics?: boolean;
+  /** The store whose outbox backlog is reported; none: no backlog gauges. */
+  store?: Pick<MessageStore, 'outbox'>;
+}
+
+export function createIngressMetrics({ processMetrics = true, store }: IngressMetricsOptions = {}): IngressMetrics {
   const registry = new Registry();
   if (processMetrics) collectDefaultMetrics({ register: registry });
+  if (store) outboxGauges(registry, store);
 
   const deliveries = new Counter({
     name: METRICS.ingressDeliveries,
@@ -36,7 +45,7 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
     name: METRICS.ingressEventsReceived,
     help:
       'Status events in authentic, well-formed deliveries, by result: ' +
-      'signalled, or deferred (503, provider redelivers)',
+      'recorded (the relay tells their workflows), or deferred (503, provider redelivers)',
     labelNames: ['result'] as const,
     registers: [registry],
   });
@@ -54,12 +63,12 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
   const outcomesPerSignal = new Histogram({
     name: METRICS.ingressOutcomesPerSignal,
     help: 'Outcomes carried by one signal to a waiting workflow',
-    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000],
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000, 3000],
     registers: [registry],
   });
   const signalSeconds = new Histogram({
     name: METRICS.ingressSignalSeconds,
-    help: 'Time for the store to record one delivery and Temporal to accept its signals',
+    help: 'Time for the store to record one delivery (its events and rejected events)',
     labelNames: ['result'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry],
@@ -78,7 +87,7 @@ export function createIngressMetrics({ processMetrics = true }: { processMetrics
       deliveries.inc({ status: String(status), code: code ?? '' });
       requestSeconds.observe({ status: String(status) }, durationMs / 1000);
       if (status === 401) rejections.inc({ reason: code ?? 'unknown' });
-      if (status === 200) events.inc({ result: 'signalled' }, count);
+      if (status === 200) events.inc({ result: 'recorded' }, count);
       if (status === 503) events.inc({ result: 'deferred' }, count);
     },
     onRejectedEvents(count) {
@@ -123,4 +132,37 @@ export function withIngressMetrics<T extends IngressAppOptions>(options: T, metr
     },
     metrics: { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() },
   };
+}
+
+/**
+ * The outbox's backlog, read from the store at each scrape: every ingress on one store reports the same
+ * figures (alert on the max, not the sum).
+ */
+function outboxGauges(registry: Registry, store: Pick<MessageStore, 'outbox'>): void {
+  let read: Promise<{ untold: number; oldestAgeSeconds: number }> | undefined;
+  // One store read per scrape serves both gauges.
+  const backlog = () =>
+    (read ??= store.outbox
+      .backlog()
+      .then(({ untold, oldestUntoldAt }) => ({
+        untold,
+        oldestAgeSeconds: oldestUntoldAt === null ? 0 : Math.max(0, (Date.now() - oldestUntoldAt) / 1000),
+      }))
+      .finally(() => setImmediate(() => (read = undefined))));
+  new Gauge({
+    name: METRICS.relayUntoldOutcomes,
+    help: 'Outcomes the message store recorded and has not yet told their workflows',
+    registers: [registry],
+    async collect() {
+      this.set((await backlog()).untold);
+    },
+  });
+  new Gauge({
+    name: METRICS.relayOldestUntoldSeconds,
+    help: 'Age of the oldest outcome not yet told its workflow (0 when none)',
+    registers: [registry],
+    async collect() {
+      this.set((await backlog()).oldestAgeSeconds);
+    },
+  });
 }

@@ -49,6 +49,22 @@ CREATE INDEX otp_events_by_time ON otp_events (at);
 CREATE INDEX otp_events_by_number ON otp_events (number_lookup);
 `;
 
+// untold_since: when the waiter's final outcome was recorded and not yet told to its workflow (NULL: nothing
+// to tell); told_at: when it was told (by the relay, or by `register` handing it back). relay_claims: which
+// relay tells a workflow (until lease_until) and when it last did, so the rate rule holds across replicas.
+const V8_OUTBOX = (bigint: string) => `
+ALTER TABLE waiters ADD COLUMN untold_since ${bigint};
+ALTER TABLE waiters ADD COLUMN told_at ${bigint};
+CREATE INDEX waiters_untold_by_workflow ON waiters (workflow_id, untold_since) WHERE untold_since IS NOT NULL;
+CREATE INDEX waiters_untold_by_age ON waiters (untold_since) WHERE untold_since IS NOT NULL;
+CREATE TABLE relay_claims (
+  workflow_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_until ${bigint} NOT NULL,
+  last_told_at ${bigint} NOT NULL
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -183,5 +199,11 @@ ${OTP_EVENT_INDEXES}`,
     // trace_parent: the W3C traceparent of the span that registered the message; NULL when it was not traced.
     sqlite: 'ALTER TABLE messages ADD COLUMN trace_parent TEXT;',
     postgres: 'ALTER TABLE messages ADD COLUMN trace_parent TEXT;',
+  },
+  {
+    version: 8,
+    name: 'the outbox: which outcomes are still to be told to their workflows, and the relays claims (outbox.ts)',
+    sqlite: V8_OUTBOX('INTEGER'),
+    postgres: V8_OUTBOX('BIGINT'),
   },
 ];

@@ -4,6 +4,7 @@
  */
 import type { Driver } from './driver.js';
 import { SqlOtpEvents } from './otp-events.js';
+import { sqlOutbox } from './outbox.js';
 import type { PersonalData } from './personal-data.js';
 import { reportsAndRejected } from './reports.js';
 import { requestBuckets } from './request-bucket.js';
@@ -23,6 +24,7 @@ export function sqlMessageStore(driver: Driver, personal: PersonalData, hooks: S
     ...retention(context),
     ...requestBuckets(context),
     otp: new SqlOtpEvents(driver, personal),
+    outbox: sqlOutbox(context),
     close: () => driver.close(),
   };
 }

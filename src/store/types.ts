@@ -253,6 +253,8 @@ export interface MessageStore {
   takeRequest(budget: string, settings: BudgetSettings, kind: RequestClass, now?: number): Promise<BudgetAnswer>;
   /** The OTP sessions' record, and the fraud guard's judgements on it (shared by every worker on this store). */
   readonly otp: OtpEventStore;
+  /** Outcomes recorded and not yet told to their workflows, and the relays' claims on telling them. */
+  readonly outbox: Outbox;
   close(): Promise<void>;
 }
 
@@ -270,4 +272,61 @@ export interface OtpEventStore {
   recordVerified(session: string, at: number): Promise<void>;
   /** Every event recorded at or after `since` (ms since the epoch), in the order recorded, numbers in clear. */
   history(since: number): Promise<RecordedOtpEvent[]>;
+}
+
+// The outbox (outbox.ts): outcomes recorded and not yet told, and the relays' claims on telling them.
+
+/** A workflow with outcomes still to tell: how many, and since when the oldest waits (ms since the epoch). */
+export interface UntoldWorkflow {
+  workflowId: string;
+  untold: number;
+  oldestUntoldAt: number;
+}
+
+export interface ClaimOptions {
+  /** The claiming relay, unique per process. */
+  owner: string;
+  /** How long the claim holds if the relay never finishes (it crashed). */
+  leaseMs: number;
+  /** A workflow told less than this long ago is not claimed yet (the rate rule). */
+  minIntervalMs: number;
+  /** Most outcomes read per workflow; the rest stay untold for its next signal. */
+  maxOutcomes: number;
+  now?: number;
+}
+
+export interface Claimed {
+  /** The workflows claimed, each with its untold outcomes (oldest first). */
+  outcomes: WaiterOutcomes[];
+  /** Asked for, but leased by another relay or told too recently: try again later. */
+  held: string[];
+}
+
+/** What became of the claimed workflows. Each claim is given back. */
+export interface Telling {
+  /** Signals accepted: these outcomes are told, and the workflow's last-told time is now. */
+  told: ReadonlyArray<{ workflowId: string; providerMessageIds: readonly string[] }>;
+  /** The workflow has ended: nobody is left to tell, so its waiters are released. */
+  ended: readonly string[];
+  /** Not told (Temporal unreachable): the outcomes stay untold. */
+  failed: readonly string[];
+}
+
+export interface OutboxBacklog {
+  /** Outcomes recorded and not yet told. */
+  untold: number;
+  /** When the oldest of them was recorded (ms since the epoch); null when there is none. */
+  oldestUntoldAt: number | null;
+}
+
+export interface Outbox {
+  /** Workflows with untold outcomes, those with the fewest first (a single send before a campaign's backlog). */
+  untold(limit: number): Promise<UntoldWorkflow[]>;
+  /** Claims those of `workflowIds` that are free and due, and reads their untold outcomes; one with none is let go. */
+  claim(workflowIds: readonly string[], options: ClaimOptions): Promise<Claimed>;
+  /** Marks what was told, releases ended workflows' waiters, and gives every claim back. */
+  finish(owner: string, telling: Telling, now?: number): Promise<void>;
+  backlog(): Promise<OutboxBacklog>;
+  /** Forgets claims that hold nothing any more (lease over, last told before `before`); returns how many. */
+  forgetClaims(before: number): Promise<number>;
 }

@@ -78,7 +78,9 @@ function registrations({ driver, personal, hooks }: StoreContext): Pick<MessageS
           );
         }
         await hooks.afterWrite?.('register');
-        return finalsOf(tx, ids);
+        const finals = await finalsOf(tx, ids);
+        await markToldOnRegistration(tx, workflowId, finals, now);
+        return finals;
       });
     },
   };
@@ -135,6 +137,7 @@ function eventRecording({ driver, hooks }: StoreContext): Pick<MessageStore, 're
              ORDER BY workflow_id, provider_message_id`,
             batch,
           );
+          await markUntold(tx, found, now);
           for (const w of found) {
             const waiter = waiting.get(w.workflow_id) ?? { outcomes: [], traceParents: new Set<string>() };
             waiter.outcomes.push(byId.get(w.provider_message_id)!);
@@ -168,7 +171,10 @@ function outcomesAndRelease({ driver }: StoreContext): Pick<MessageStore, 'outco
       const now = Date.now();
       if (!providerMessageIds)
         return driver.transaction((tx) =>
-          tx.run('UPDATE waiters SET released_at = ? WHERE workflow_id = ? AND released_at IS NULL', [now, workflowId]),
+          tx.run(
+            'UPDATE waiters SET released_at = ?, untold_since = NULL WHERE workflow_id = ? AND released_at IS NULL',
+            [now, workflowId],
+          ),
         );
       const ids = [...new Set(providerMessageIds)];
       ids.forEach(checkId);
@@ -176,7 +182,7 @@ function outcomesAndRelease({ driver }: StoreContext): Pick<MessageStore, 'outco
         let released = 0;
         for (const batch of chunks(ids))
           released += await tx.run(
-            `UPDATE waiters SET released_at = ?
+            `UPDATE waiters SET released_at = ?, untold_since = NULL
              WHERE workflow_id = ? AND released_at IS NULL AND provider_message_id IN (${list(batch.length)})`,
             [now, workflowId, ...batch],
           );
@@ -203,6 +209,39 @@ function foldEvents(events: readonly StatusEventRecord[]): FoldedEvents[] {
     byId.set(e.providerMessageId, folded);
   }
   return [...byId.values()].sort((a, b) => compare(a.providerMessageId, b.providerMessageId));
+}
+
+/**
+ * The outbox's side of recording: the waiters of newly or already final messages that were never told are
+ * now untold (since `now`, unless already), for the relay to tell. One that was told is not told again.
+ */
+async function markUntold(
+  tx: Executor,
+  found: ReadonlyArray<{ provider_message_id: string }>,
+  now: number,
+): Promise<void> {
+  const ids = [...new Set(found.map((w) => w.provider_message_id))];
+  if (ids.length === 0) return;
+  await tx.run(
+    `UPDATE waiters SET untold_since = ?
+     WHERE released_at IS NULL AND told_at IS NULL AND untold_since IS NULL AND provider_message_id IN (${list(ids.length)})`,
+    [now, ...ids],
+  );
+}
+
+/** `register` hands the workflow its messages' known outcomes itself: they are told there, not by the relay. */
+async function markToldOnRegistration(
+  tx: Executor,
+  workflowId: string,
+  finals: readonly FinalOutcome[],
+  now: number,
+): Promise<void> {
+  for (const batch of chunks(finals.map((f) => f.providerMessageId)))
+    await tx.run(
+      `UPDATE waiters SET told_at = ?, untold_since = NULL
+       WHERE workflow_id = ? AND provider_message_id IN (${list(batch.length)})`,
+      [now, workflowId, ...batch],
+    );
 }
 
 async function finalsOf(tx: Executor, ids: readonly string[]): Promise<FinalOutcome[]> {

@@ -31,7 +31,8 @@ import { generateKey } from '../../src/crypto/keyring.js';
 import { TEMPORAL_SERVER_VERSION } from '../../src/temporal/server-install.js';
 import { schemaSteps } from '../support/cluster/temporal-cluster.js';
 import { ingressEnv, namespaceCreateArgs, sharedEnv, workerEnv } from '../support/cluster/topology.js';
-import { DASHBOARD_FILE } from '../support/dashboard.js';
+import { DASHBOARD_FILE, dashboardQueries } from '../support/dashboard.js';
+import { METRICS } from '../../src/definitions/metric-names.js';
 
 const run = promisify(execFile);
 const require = (await import('node:module')).createRequire(import.meta.url);
@@ -226,6 +227,26 @@ describe('docker-compose.yml', () => {
     expect(services.prometheus!.volumes).toContain(
       './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
     );
+  });
+
+  it("loads the alert rules, and each rule reads metrics msgflow defines (the relay's untold backlog)", () => {
+    const config = parse(readFileSync('deploy/prometheus/prometheus.yml', 'utf8')) as { rule_files: string[] };
+    expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    expect(services.prometheus!.volumes).toContain('./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro');
+    const rules = parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')) as {
+      groups: Array<{ rules: Array<{ alert: string; expr: string; for: string }> }>;
+    };
+    const all = rules.groups.flatMap((g) => g.rules);
+    expect(all.map((r) => r.alert)).toContain('MsgflowOutcomesUntold');
+    const defined = new Set<string>(Object.values(METRICS));
+    for (const rule of all) {
+      const read = [...rule.expr.matchAll(/\b(msgflow_\w+)/g)].map((m) => m[1]!);
+      expect(read.length, rule.alert).toBeGreaterThan(0);
+      for (const name of read) expect(defined, `${rule.alert} reads ${name}`).toContain(name);
+    }
+    // The dashboard shows the same backlog.
+    const panel = dashboardQueries().filter((q) => q.expr.includes(METRICS.relayOldestUntoldSeconds));
+    expect(panel.length).toBe(1);
   });
 
   it('restarts every long-running service and checks the health of those others wait for', () => {

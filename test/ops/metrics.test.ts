@@ -11,6 +11,7 @@ import { freePort } from '../../src/temporal/dev-server.js';
 import { startTestStack } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { eventually } from './support.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** Sum of a metric's samples whose labels include every pair of `labels`. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -42,16 +43,16 @@ describe('ingress metrics', () => {
     return response.text();
   };
 
-  it('counts events received and signalled, and times the signals', async () => {
+  it('counts events received and recorded, times the store, and reports the untold backlog', async () => {
     const started = await stack.msgflow.sendSms({
       recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.failed],
       sender: 'ACME',
       message: 'metrics',
     });
     await started.result();
-    // Each final event was signalled before the workflow could know it, so the counters already hold them.
+    // Each final event was recorded (and counted) before the relay could tell the workflow.
     const text = await scrape();
-    expect(sample(text, 'msgflow_ingress_events_received_total', { result: 'signalled' })).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'msgflow_ingress_events_received_total', { result: 'recorded' })).toBeGreaterThanOrEqual(2);
     expect(sample(text, 'msgflow_ingress_deliveries_total', { status: '200' })).toBeGreaterThanOrEqual(1);
     expect(
       sample(text, 'msgflow_ingress_signal_duration_seconds_count', { result: 'accepted' }),
@@ -59,6 +60,12 @@ describe('ingress metrics', () => {
     expect(sample(text, 'msgflow_ingress_signal_duration_seconds_sum', { result: 'accepted' })).toBeGreaterThan(0);
     expect(sample(text, 'msgflow_ingress_request_duration_seconds_count', { status: '200' })).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
+    // Both outcomes were told (the send completed), so the backlog empties once the relay marked them.
+    await waitFor(async () => sample(await scrape(), 'msgflow_relay_untold_outcomes') === 0, 'an empty backlog', {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    expect(sample(await scrape(), 'msgflow_relay_oldest_untold_seconds')).toBe(0);
   });
 
   it('counts deliveries refused by signature, by reason', async () => {

@@ -2,7 +2,8 @@
  * Webhook chaos: 10,000 messages (MSGFLOW_CHAOS_MESSAGES) reach their final states in the real sandbox,
  * whose status events flow to the real ingress twice over — once as single bodies, once in batches from a
  * second, batch-enabled endpoint — with the sandbox duplicating and holding back (so reordering)
- * deliveries and the ingress refusing some, recording some without signalling, and half-applying some
+ * deliveries and the ingress refusing some, recording some and then "dying" before its relay tells them (no
+ * answer: the provider retries, and a relay's sweep finds the untold outcomes), and half-applying some
  * batches (so the provider retries). Half the messages are sent by sendSms workflows (50 recipients each),
  * which wait for their outcomes; the other half straight through the client, a sample of them awaited by
  * awaitMessage workflows started while the events already flow. In the end the message store (a SQLite file
@@ -229,7 +230,7 @@ describe('webhook chaos', () => {
           duplicateDeliveries: c.duplicateDeliveries,
           reordered: c.reorderedEvents,
           refused503: c.refused,
-          unsignalled503: c.unsignalled,
+          diedBeforeTelling503: c.unsignalled,
           partialBatches: c.partialBatches,
           busy503: c.organic503,
           singleBodies: c.singleBodies,

@@ -15,6 +15,12 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accept connections again, on the same port. */
   restore(): Promise<void>;
+  /**
+   * Drop the open connections and accept new ones without ever forwarding them: the client's calls hang until
+   * their deadline (a server that stopped answering), where `cut` fails them at once. `release` ends it.
+   */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
   /** Connections made to each target so far, in target order. */
   connectionsPerTarget(): number[];
@@ -68,6 +74,7 @@ export async function startTcpProxy(targets: string | string[], options: TcpProx
       server = createServer({ pauseOnConnect: true }, (client) => {
         track(client);
         client.on('error', () => client.destroy());
+        if (holding) return; // tracked, paused, never forwarded
         const first = strategy === 'failover' ? 0 : next++ % upstreams.length;
         connect(client, first);
       });
@@ -83,8 +90,21 @@ export async function startTcpProxy(targets: string | string[], options: TcpProx
       server.close(() => resolve());
     });
 
+  let holding = false;
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
+
   await listen();
   return {
+    hold: () => {
+      holding = true;
+      dropAll();
+    },
+    release: () => {
+      holding = false;
+      dropAll();
+    },
     address: `127.0.0.1:${port}`,
     cut: stop,
     restore: listen,

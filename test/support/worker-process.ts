@@ -1,6 +1,6 @@
 /**
- * A msgflow worker in a child process (`msgflow worker`), so a test can kill it like a crash would. It opens
- * the stack's message store (a file: see startTestStack).
+ * A msgflow worker (`msgflow worker`) or ingress (`msgflow ingress`) in a child process, so a test can kill it
+ * like a crash would. It opens the stack's message store (a file: see startTestStack).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -19,11 +19,38 @@ export interface WorkerProcess {
 }
 
 export function startWorkerProcess(stack: RunningStack, env: Record<string, string> = {}): WorkerProcess {
+  return startMsgflowProcess('worker', stack, env);
+}
+
+/**
+ * `msgflow ingress` in a child process on `port`, verifying with the stack's webhook secret and sharing its
+ * store; its relay tells the workflows. `env` overrides (e.g. TEMPORAL_ADDRESS through a proxy).
+ */
+export function startIngressProcess(
+  stack: RunningStack,
+  port: number,
+  env: Record<string, string> = {},
+): WorkerProcess & { url: string } {
+  const child = startMsgflowProcess('ingress', stack, {
+    MSGFLOW_WEBHOOK_SECRETS: stack.webhookSecret,
+    MSGFLOW_INGRESS_HOST: '127.0.0.1',
+    MSGFLOW_INGRESS_PORT: String(port),
+    ...env,
+  });
+  return { ...child, url: `http://127.0.0.1:${port}` };
+}
+
+/** A `msgflow <command>` child process on the stack's Temporal namespace, task queue, provider and store. */
+export function startMsgflowProcess(
+  command: 'worker' | 'ingress',
+  stack: RunningStack,
+  env: Record<string, string> = {},
+): WorkerProcess {
   const temporal = inject('temporal');
   let output = '';
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   // Run outside the checkout: a local `msgflow dev`'s .data/dev.env (its encryption key, …) must not leak in.
-  const child = spawn(process.execPath, ['--import', tsx, resolve('src/cli/main.ts'), 'worker'], {
+  const child = spawn(process.execPath, ['--import', tsx, resolve('src/cli/main.ts'), command], {
     cwd: tmpdir(),
     env: {
       PATH: process.env.PATH,

@@ -7,10 +7,10 @@ import { formatTimestamp } from '../../src/api/common.js';
 import type { MessageStatusEvent } from '../../src/api/events.js';
 import { generateWebhookSecret, signWebhook } from '../../src/api/signature.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
-import { StoreUnavailableError, TemporalUnavailableError } from '../../src/ingress/outcome-router.js';
+import { StoreUnavailableError } from '../../src/ingress/outcome-router.js';
 import { standardWebhooksVerifier } from '../../src/ingress/verifier.js';
 
-type Failure = 'store' | 'temporal' | undefined;
+type Failure = 'store' | undefined;
 
 function statusEvent(providerMessageId: string, status: 'delivered' | 'failed' = 'delivered'): MessageStatusEvent {
   return {
@@ -42,7 +42,6 @@ describe('ingress app', () => {
       router: {
         async deliver(events, deliveryId, kept = []) {
           if (failure === 'store') throw new StoreUnavailableError('down');
-          if (failure === 'temporal') throw new TemporalUnavailableError('down');
           rejected.push(...kept.map(({ reason, event }) => ({ reason, event })));
           routed.push({ events, deliveryId });
         },
@@ -63,7 +62,7 @@ describe('ingress app', () => {
   it('answers health always, and readiness only while its dependencies are reachable', async () => {
     expect((await fetch(`${ingress.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${ingress.url}/readyz`)).status).toBe(200);
-    failure = 'temporal';
+    failure = 'store';
     expect((await fetch(`${ingress.url}/readyz`)).status).toBe(503);
     expect((await fetch(`${ingress.url}/healthz`)).status).toBe(200);
   });
@@ -122,14 +121,6 @@ describe('ingress app', () => {
     const response = await signedPost(JSON.stringify(statusEvent('msg_c')));
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ code: 'store_unavailable' });
-    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-  });
-
-  it('answers 503 temporal_unavailable with Retry-After when the signals cannot be delivered', async () => {
-    failure = 'temporal';
-    const response = await signedPost(JSON.stringify(statusEvent('msg_d')));
-    expect(response.status).toBe(503);
-    expect(await response.json()).toMatchObject({ code: 'temporal_unavailable' });
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 

@@ -1,33 +1,12 @@
 /**
- * How the outcome router batches signals: a real message store (SQLite in memory) and a recording stand-in
- * for Temporal's client (a faked collaborator) whose signal calls answer when the test says so.
+ * The outcome router records a delivery's events (and its rejected ones) in the store and wakes the relay
+ * for the workflows waiting for them; it never waits on Temporal. A real message store (SQLite in memory);
+ * the relay is a recording stand-in.
  */
-import type { Client } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageStatusEvent } from '../../src/api/events.js';
-import type { MessageOutcome } from '../../src/definitions/message-outcomes.js';
-import { outcomeRouter } from '../../src/ingress/outcome-router.js';
+import { outcomeRouter, StoreUnavailableError } from '../../src/ingress/outcome-router.js';
 import { type MessageStore, openMessageStore } from '../../src/store/index.js';
-
-interface SignalCall {
-  workflowId: string;
-  outcomes: MessageOutcome[];
-  answer(): void;
-}
-
-/** Records each signal call and holds it open until `answer()`. */
-function recordingClient(calls: SignalCall[]): Client {
-  const client = {
-    withDeadline: (_deadline: number, fn: () => Promise<unknown>) => fn(),
-    workflow: {
-      getHandle: (workflowId: string) => ({
-        signal: (_signal: unknown, outcomes: MessageOutcome[]) =>
-          new Promise<void>((resolve) => calls.push({ workflowId, outcomes, answer: resolve })),
-      }),
-    },
-  };
-  return client as unknown as Client;
-}
 
 const event = (id: string): MessageStatusEvent => ({
   event: 'message.delivered',
@@ -37,70 +16,46 @@ const event = (id: string): MessageStatusEvent => ({
   timestamp: '2026-01-01T00:00:00Z',
 });
 
-/** Lets timers and the store's queued work run until `done()` holds. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 1));
-}
-
 describe('outcome router', () => {
   let store: MessageStore;
-  const calls: SignalCall[] = [];
+  let woken: string[][];
+  const relay = { wake: (ids: Iterable<string>) => void woken.push([...ids]) };
 
   beforeEach(async () => {
-    calls.length = 0;
+    woken = [];
     store = await openMessageStore({ file: ':memory:' });
-    await store.register(
-      'campaign-a',
-      Array.from({ length: 10 }, (_, i) => ({ providerMessageId: `m${i}` })),
-    );
+    await store.register('campaign-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    await store.register('sms-b', [{ providerMessageId: 'm3' }]);
   });
   afterEach(async () => {
     await store.close();
   });
 
-  it('keeps one signal in flight per workflow and sends what arrived meanwhile in the next one, at once', async () => {
-    const router = outcomeRouter({ store, client: recordingClient(calls), coalesceMs: 1 });
-    const answered: string[] = [];
-    const first = router.deliver([event('m0')], 'evt_0').then(() => answered.push('evt_0'));
-    await until(() => calls.length === 1);
-
-    const second = router.deliver([event('m1')], 'evt_1').then(() => answered.push('evt_1'));
-    const third = router.deliver([event('m2')], 'evt_2').then(() => answered.push('evt_2'));
-    // Well past the window: still one call, because the first has not been answered.
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(calls).toHaveLength(1);
-    expect(answered).toEqual([]);
-
-    calls[0]!.answer();
-    await first;
-    await until(() => calls.length === 2);
-    expect(calls[1]!.outcomes.map((o) => o.providerMessageId).sort()).toEqual(['m1', 'm2']);
-    expect(answered).toEqual(['evt_0']);
-
-    calls[1]!.answer();
-    await Promise.all([second, third]);
-    expect(answered.sort()).toEqual(['evt_0', 'evt_1', 'evt_2']);
+  it('resolves once the store holds the events, untold, and wakes the relay for their workflows', async () => {
+    const router = outcomeRouter({ store, relay });
+    await Promise.all([
+      router.deliver([event('m1'), event('m3')], 'd1'),
+      router.deliver([event('m2'), event('orphan')], 'd2'),
+    ]);
+    expect(woken.flat().sort()).toEqual(['campaign-a', 'campaign-a', 'sms-b']);
+    expect((await store.outbox.untold(10)).map((w) => [w.workflowId, w.untold])).toEqual([
+      ['sms-b', 1],
+      ['campaign-a', 2],
+    ]);
+    // An event nobody waits for wakes nobody, and is kept for its sender.
+    expect(await store.outcomes(['orphan'])).toHaveLength(1);
   });
 
-  it('sends a batch that outgrew the limit while it waited as several signals, none over the limit', async () => {
-    const router = outcomeRouter({ store, client: recordingClient(calls), coalesceMs: 1, maxOutcomesPerSignal: 3 });
-    const first = router.deliver([event('m0')], 'evt_0');
-    await until(() => calls.length === 1);
-    const rest = router.deliver(
-      Array.from({ length: 7 }, (_, i) => event(`m${i + 1}`)),
-      'evt_1',
+  it('keeps the rejected events of a delivery; a store that cannot record fails it as unavailable', async () => {
+    const router = outcomeRouter({ store, relay });
+    await router.deliver([], 'd1', [{ index: 0, reason: 'not JSON', event: '{' }]);
+    expect((await store.rejected({ limit: 10 })).rows.map((r) => r.reason)).toEqual(['not JSON']);
+    await store.close();
+    await expect(router.deliver([event('m1')], 'd2')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(router.deliver([], 'd3', [{ index: 0, reason: 'x', event: 1 }])).rejects.toBeInstanceOf(
+      StoreUnavailableError,
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    calls[0]!.answer();
-    await first;
-
-    // The seven waiting outcomes go as 3 + 3 + 1, one after the other.
-    for (let n = 2; n <= 4; n++) {
-      await until(() => calls.length === n);
-      calls[n - 1]!.answer();
-    }
-    await rest;
-    expect(calls.map((c) => c.outcomes.length)).toEqual([1, 3, 3, 1]);
-    expect(new Set(calls.flatMap((c) => c.outcomes.map((o) => o.providerMessageId))).size).toBe(8);
+    expect(woken).toEqual([]);
+    store = await openMessageStore({ file: ':memory:' }); // for afterEach
   });
 });

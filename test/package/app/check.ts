@@ -13,8 +13,8 @@ import {
   createIngressApp,
   outcomeRouter,
   standardWebhooksVerifier,
+  startRelay,
   StoreUnavailableError,
-  TemporalUnavailableError,
 } from 'msgflow/ingress';
 import { type RunningSandbox, SandboxAdmin, startSandbox } from 'msgflow/sandbox';
 import { type RunningStack, startStack } from 'msgflow/testing';
@@ -52,11 +52,11 @@ export async function ingress(msgflow: Msgflow) {
   const store = await openMessageStore(storeOptionsFromEnv());
   return createIngressApp({
     verifier: standardWebhooksVerifier(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']),
-    router: outcomeRouter({ store, client: msgflow.client }),
+    router: outcomeRouter({ store, relay: startRelay({ store, client: msgflow.client }) }),
   });
 }
 
-export const unavailable: Error[] = [new StoreUnavailableError('down'), new TemporalUnavailableError('down')];
+export const unavailable: Error[] = [new StoreUnavailableError('down')];
 
 export async function storeDialect(store: MessageStore): Promise<'sqlite' | 'postgres'> {
   return store.dialect;

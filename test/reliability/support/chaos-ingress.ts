@@ -1,20 +1,17 @@
 /**
- * The real ingress (real verifier, real message store, real outcome router signalling Temporal) with faults
- * injected between its parsing and its router, and counters around it. Each fault ends in a 503, so the
- * provider redelivers the whole body later:
- * - refused: nothing recorded, nothing signalled;
- * - unsignalled: every event recorded in the store, no waiter signalled (Temporal "went away" in between);
- * - partial batch: half a batch recorded and signalled, then refused (the retry re-sends events msgflow has).
+ * The real ingress (real verifier, real message store, real outcome router, its relay signalling Temporal)
+ * with faults injected between its parsing and its router, and counters around it. Each fault ends in a
+ * 503, so the provider redelivers the whole body later:
+ * - refused: nothing recorded, nothing told;
+ * - unsignalled: every event recorded in the store, then the process "dies" before telling: the relay is not
+ *   woken and the delivery is not acknowledged (the relay's sweep finds the untold outcomes);
+ * - partial batch: half a batch recorded (and its relay woken), then refused (the retry re-sends events msgflow has).
  * The sandbox adds its own faults (duplicate deliveries, random hold-backs that reorder them).
  */
 import type { Client } from '@temporalio/client';
 import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../../../src/api/events.js';
-import {
-  type OutcomeRouter,
-  outcomeRouter,
-  StoreUnavailableError,
-  TemporalUnavailableError,
-} from '../../../src/ingress/outcome-router.js';
+import { type OutcomeRouter, outcomeRouter, StoreUnavailableError } from '../../../src/ingress/outcome-router.js';
+import { startRelay } from '../../../src/ingress/relay.js';
 import { type RunningIngress, startIngress } from '../../../src/ingress/server.js';
 import { standardWebhooksVerifier } from '../../../src/ingress/verifier.js';
 import type { MessageStore } from '../../../src/store/index.js';
@@ -24,9 +21,9 @@ const BATCH_MARKER = Buffer.from(`"type":"${BATCH_EVENT_TYPE}"`);
 export interface IngressFaults {
   /** Probability that a delivery is answered 503 before any of its events is recorded. */
   refuseProbability: number;
-  /** Probability that a delivery's events are all recorded in the store, none signalled, and it is answered 503. */
+  /** Probability that a delivery's events are all recorded in the store, its relay not woken, and it is answered 503. */
   unsignalledProbability: number;
-  /** Probability that a batch delivery has half its events recorded and signalled, then is answered 503. */
+  /** Probability that a batch delivery has half its events recorded, then is answered 503. */
   partialBatchProbability: number;
   random: () => number;
 }
@@ -89,7 +86,8 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
     other5xx: 0,
   };
   const { store } = options;
-  const real = outcomeRouter({ store, client: options.temporal });
+  const relay = startRelay({ store, client: options.temporal });
+  const real = outcomeRouter({ store, relay });
   const accepted = new Set<string>();
   const batchDeliveries = new Set<string>();
   let latestSent = -1;
@@ -118,14 +116,14 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
             eventId: deliveryId,
           })),
         );
-        throw new TemporalUnavailableError('injected fault: recorded, not signalled');
+        throw new StoreUnavailableError('injected fault: recorded, then died before telling');
       }
       threshold += faults.partialBatchProbability;
       if (batchDeliveries.has(deliveryId) && events.length > 1 && roll < threshold) {
         counters.partialBatches++;
         injectedPending++;
         await real.deliver(events.slice(0, Math.ceil(events.length / 2)), deliveryId);
-        throw new TemporalUnavailableError('injected fault: half the batch recorded and signalled');
+        throw new StoreUnavailableError('injected fault: half the batch recorded');
       }
       await real.deliver(events, deliveryId);
       if (accepted.has(deliveryId)) counters.duplicateDeliveries++;
@@ -167,5 +165,5 @@ export async function startChaosIngress(options: ChaosIngressOptions): Promise<C
       },
     },
   });
-  return { ingress, counters, close: () => ingress.close() };
+  return { ingress, counters, close: () => ingress.close().finally(() => relay.close()) };
 }

@@ -1,0 +1,335 @@
+/**
+ * The relay: tells workflows the outcomes the message store holds for them and has not told them yet (the
+ * outbox, src/store/outbox.ts). The ingress answers a delivery as soon as the store recorded it and wakes
+ * its relay in-process; the relay also sweeps the store for the rest (another ingress's crash, an outage).
+ *
+ * Each workflow gets one signal with all of its untold outcomes, then they are marked told. A quiet workflow
+ * (a single send, an OTP) is told at once, ahead of any backlog; a busy one (a campaign) at most
+ * `signalsPerSecond` times a second, however fast its messages settle. Several relays (one per ingress) share
+ * the work through claims in the store. While Temporal is unreachable the relay backs off, then catches up a
+ * bounded number of workflows at a time, those with the fewest untold outcomes first.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { messageOutcomesSignal } from '../definitions/message-outcomes.js';
+import { type Logger, silentLogger } from '../log.js';
+import { type MessageStore, outcomeFromStore, type WaiterOutcomes } from '../store/index.js';
+import { type Attributes, inSpan, linkTo, messageIdAttributes } from '../tracing/spans.js';
+
+export interface RelayOptions {
+  store: Pick<MessageStore, 'outbox'>;
+  client: Client;
+  /** Signals a second at most, per workflow (default 2). */
+  signalsPerSecond?: number;
+  /** How long a claim holds if this relay dies while telling (default 15 s): the bound on a takeover. */
+  leaseMs?: number;
+  /** How often the store is swept for outcomes this relay was not woken for (default 1 s). */
+  sweepMs?: number;
+  /** Most outcomes in one signal (default 3,000, well under Temporal's payload limit). */
+  maxOutcomesPerSignal?: number;
+  /** Workflows claimed together, in one store transaction (default 100). */
+  workflowsPerRound?: number;
+  /** Rounds in progress at once (default 4). */
+  rounds?: number;
+  /** Signal calls in flight at once within a round (default 16). */
+  signalsInFlight?: number;
+  /** Deadline of one signal call (default 5 s, at most a third of the lease). */
+  callTimeoutMs?: number;
+  /** Longest wait between attempts while Temporal or the store is unreachable (default 5 s). */
+  maxBackoffMs?: number;
+  /** Unique per relay (default: host, process id and a random part). */
+  owner?: string;
+  logger?: Logger;
+  /** Called once Temporal accepted a signal, with the number of outcomes it carried and its workflow (metrics). */
+  onSignal?(outcomes: number, workflowId: string): void;
+}
+
+export interface Relay {
+  /** These workflows have new untold outcomes (the ingress just recorded them). */
+  wake(workflowIds: Iterable<string>): void;
+  /** Resolves once nothing is due or being told (tests). */
+  idle(): Promise<void>;
+  /** Stops sweeping and waits for the rounds in progress. */
+  close(): Promise<void>;
+}
+
+const FIRST_BACKOFF_MS = 250;
+/** A workflow another relay holds is asked for again after this at the soonest (not in a tight loop). */
+const HELD_RETRY_MS = 250;
+/** Claims idle this long are deleted by the sweep now and then. */
+const FORGET_CLAIMS_AFTER_MS = 60_000;
+
+type Result = 'told' | 'ended' | 'failed';
+
+export function startRelay(options: RelayOptions): Relay {
+  return new OutboxRelay(options);
+}
+
+class OutboxRelay implements Relay {
+  private readonly store: Pick<MessageStore, 'outbox'>;
+  private readonly owner: string;
+  private readonly intervalMs: number;
+  private readonly leaseMs: number;
+  private readonly log: Logger;
+  /** Workflows to tell, with the earliest time to try (the rate rule, a backoff). */
+  private readonly due = new Map<string, number>();
+  private readonly inFlight = new Set<string>();
+  /** When this relay last told each workflow; forgotten once older than the interval. */
+  private readonly lastTold = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  /** Woken in-process since their last round (the fast lane's candidates). */
+  private readonly woken = new Set<string>();
+  private fastRound = false;
+  /** Consecutive failed signals per workflow, for its own backoff. */
+  private readonly failures = new Map<string, number>();
+  private backoffMs = 0;
+  private pausedUntil = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private readonly sweeper: NodeJS.Timeout;
+  private sweeping = false;
+  private lastForget = Date.now();
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: RelayOptions) {
+    this.store = options.store;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.intervalMs = 1000 / (options.signalsPerSecond ?? 2);
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.log = options.logger ?? silentLogger;
+    this.sweeper = setInterval(() => void this.sweep(), options.sweepMs ?? 1000);
+    this.sweeper.unref();
+    void this.sweep();
+  }
+
+  wake(workflowIds: Iterable<string>): void {
+    const now = Date.now();
+    for (const id of workflowIds) {
+      this.makeDue(id, now);
+      this.woken.add(id);
+    }
+    this.pump();
+  }
+
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    clearTimeout(this.timer);
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /**
+   * Due now, or when the rate rule lets this relay tell it again; an earlier due time stands, but a workflow
+   * waiting out its own backoff after failed signals keeps its time.
+   */
+  private makeDue(workflowId: string, now: number): void {
+    const last = this.lastTold.get(workflowId);
+    const at = Math.max(now, last === undefined ? 0 : last + this.intervalMs);
+    const current = this.due.get(workflowId);
+    if (current !== undefined && this.failures.has(workflowId)) return;
+    if (current === undefined || at < current) this.due.set(workflowId, at);
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.closed || this.sweeping || Date.now() < this.pausedUntil) return;
+    this.sweeping = true;
+    try {
+      const limit = (this.options.workflowsPerRound ?? 100) * (this.options.rounds ?? 4);
+      const untold = await this.store.outbox.untold(limit);
+      const now = Date.now();
+      for (const w of untold) if (!this.inFlight.has(w.workflowId)) this.makeDue(w.workflowId, now);
+      if (now - this.lastForget > FORGET_CLAIMS_AFTER_MS) await this.forgetIdle(now);
+      this.pump();
+    } catch (error) {
+      this.log.warn('relay: the store could not be swept', { error });
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /** Claims idle for a while, in the store and in this relay's memory of when it last told each workflow. */
+  private async forgetIdle(now: number): Promise<void> {
+    this.lastForget = now;
+    await this.store.outbox.forgetClaims(now - FORGET_CLAIMS_AFTER_MS);
+    for (const [id, at] of this.lastTold) if (now - at > this.intervalMs) this.lastTold.delete(id);
+  }
+
+  /** Starts rounds for the workflows that are due, quiet ones first, as far as the round limit allows. */
+  private pump(): void {
+    if (this.closed) return;
+    const now = Date.now();
+    if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
+    const ready: string[] = [];
+    let next = Infinity;
+    for (const [id, at] of this.due) {
+      if (this.inFlight.has(id)) continue;
+      if (at <= now) ready.push(id);
+      else next = Math.min(next, at);
+    }
+    // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns).
+    ready.sort((a, b) => (this.lastTold.get(a) ?? 0) - (this.lastTold.get(b) ?? 0));
+    const perRound = this.options.workflowsPerRound ?? 100;
+    while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
+    // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.
+    if (ready.length > 0 && !this.fastRound) {
+      const quiet = ready.filter((id) => this.woken.has(id) && !this.lastTold.has(id)).slice(0, perRound);
+      if (quiet.length > 0) this.start(quiet, true);
+    }
+    // Ready ones left wait for a round to finish (it pumps again); later ones for their time.
+    if (next < Infinity) this.wakeAt(next);
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private start(batch: string[], fast = false): void {
+    for (const id of batch) {
+      this.due.delete(id);
+      this.woken.delete(id);
+      this.inFlight.add(id);
+    }
+    if (fast) this.fastRound = true;
+    const round = this.round(batch).finally(() => {
+      this.running.delete(round);
+      if (fast) this.fastRound = false;
+      for (const id of batch) this.inFlight.delete(id);
+      this.pump();
+    });
+    this.running.add(round);
+  }
+
+  private wakeAt(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+
+  private isIdle(): boolean {
+    return this.due.size === 0 && this.running.size === 0;
+  }
+
+  /** Claims the batch, signals each claimed workflow once, and records what became of each. */
+  private async round(batch: string[]): Promise<void> {
+    const { maxOutcomesPerSignal = 3000 } = this.options;
+    let claimed;
+    try {
+      claimed = await this.store.outbox.claim(batch, {
+        owner: this.owner,
+        leaseMs: this.leaseMs,
+        minIntervalMs: this.intervalMs,
+        maxOutcomes: maxOutcomesPerSignal,
+      });
+    } catch (error) {
+      this.log.warn('relay: the store could not be reached; retrying', { error });
+      return this.retryLater(batch);
+    }
+    // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
+    for (const id of claimed.held) this.postpone(id, Date.now() + Math.max(this.intervalMs, HELD_RETRY_MS));
+    const results = await this.signalAll(claimed.outcomes);
+    const withResult = (result: Result) => claimed.outcomes.filter((_, i) => results[i] === result);
+    const told = withResult('told');
+    const ended = withResult('ended').map((w) => w.workflowId);
+    const failed = withResult('failed').map((w) => w.workflowId);
+    const done = Date.now();
+    try {
+      await this.store.outbox.finish(this.owner, {
+        told: told.map((w) => ({
+          workflowId: w.workflowId,
+          providerMessageIds: w.outcomes.map((o) => o.providerMessageId),
+        })),
+        ended,
+        failed,
+      });
+    } catch (error) {
+      // The signals went; marking them failed: they are told again once the claims' leases run out.
+      this.log.warn('relay: told outcomes could not be marked; they will be told again', { error });
+    }
+    for (const w of told) {
+      this.lastTold.set(w.workflowId, done);
+      this.failures.delete(w.workflowId);
+      // Woken meanwhile, or more untold than one signal carries: due again after the interval.
+      const again = this.due.has(w.workflowId) || w.outcomes.length >= maxOutcomesPerSignal;
+      if (again) this.postpone(w.workflowId, done + this.intervalMs);
+    }
+    for (const id of ended) this.failures.delete(id);
+    if (told.length > 0) this.backoffMs = 0;
+    // Not one signal went through: Temporal is unreachable, so everything waits; else only those that failed.
+    if (failed.length > 0) this.retryLater(failed, told.length === 0);
+  }
+
+  /** Due no earlier than `at` (a later due time stands). */
+  private postpone(workflowId: string, at: number): void {
+    this.due.set(workflowId, Math.max(this.due.get(workflowId) ?? at, at));
+  }
+
+  /** Tried again after a growing wait; with `everything`, no round starts before then (an outage). */
+  private retryLater(workflowIds: readonly string[], everything = true): void {
+    const max = this.options.maxBackoffMs ?? 5000;
+    const now = Date.now();
+    if (everything) {
+      this.backoffMs = Math.min(max, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
+      this.pausedUntil = now + this.backoffMs;
+    }
+    for (const id of workflowIds) {
+      const failures = (this.failures.get(id) ?? 0) + 1;
+      this.failures.set(id, failures);
+      this.postpone(id, everything ? this.pausedUntil : now + Math.min(max, FIRST_BACKOFF_MS * 2 ** (failures - 1)));
+    }
+  }
+
+  private async signalAll(waiting: WaiterOutcomes[]): Promise<Result[]> {
+    const results: Result[] = new Array(waiting.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < waiting.length) {
+        const i = next++;
+        results[i] = await this.tell(waiting[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.signalsInFlight ?? 16, waiting.length) }, lane));
+    return results;
+  }
+
+  /** One signal with all of the workflow's untold outcomes, linked to the spans that sent those messages. */
+  private tell(w: WaiterOutcomes): Promise<Result> {
+    // Well within the lease, so a claim never runs out while its signal is still on its way.
+    const { client, callTimeoutMs = Math.min(5000, this.leaseMs / 3) } = this.options;
+    const links = (w.traceParents ?? []).flatMap((t) => linkTo(t));
+    return inSpan('msgflow.relay.signal', { attributes: signalAttributes(w), links }, async () => {
+      try {
+        await client.withDeadline(Date.now() + callTimeoutMs, () =>
+          client.workflow.getHandle(w.workflowId).signal(messageOutcomesSignal, w.outcomes.map(outcomeFromStore)),
+        );
+        this.options.onSignal?.(w.outcomes.length, w.workflowId);
+        return 'told';
+      } catch (error) {
+        // The workflow has closed (completed, cancelled or terminated): nobody is left to tell.
+        if (error instanceof WorkflowNotFoundError) return 'ended';
+        this.log.warn('relay: Temporal did not accept a signal; retrying', { error, workflowId: w.workflowId });
+        return 'failed';
+      }
+    });
+  }
+}
+
+/** Enough to find the signal from a workflow or a message: the ids, a batch's first few. */
+function signalAttributes({ workflowId, outcomes }: WaiterOutcomes): Attributes {
+  return {
+    'temporal.workflow_id': workflowId,
+    'msgflow.outcomes': outcomes.length,
+    ...messageIdAttributes(outcomes.map((o) => o.providerMessageId)),
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * The outbox on SQLite and a real PostgreSQL server: which outcomes are untold, per-row told-marks, the
+ * relays' claims (one at a time, the rate rule, a crashed relay's lease running out) and ended workflows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClaimOptions, MessageStore } from '../../src/store/index.js';
+import { type DialectHarness, DIALECTS, harness } from './dialects.js';
+
+const delivered = (id: string) => ({ providerMessageId: id, status: 'delivered', timestamp: '2026-01-01T00:00:00Z' });
+const claimBy = (owner: string, now: number, extra: Partial<ClaimOptions> = {}): ClaimOptions => ({
+  owner,
+  leaseMs: 10_000,
+  minIntervalMs: 500,
+  maxOutcomes: 1000,
+  now,
+  ...extra,
+});
+const idsOf = (claimed: Awaited<ReturnType<MessageStore['outbox']['claim']>>) =>
+  claimed.outcomes.map((w) => [w.workflowId, w.outcomes.map((o) => o.providerMessageId)]);
+
+describe.each(DIALECTS)('outbox on %s', (dialect) => {
+  let h: DialectHarness;
+  let store: MessageStore;
+
+  beforeAll(async () => {
+    h = await harness(dialect);
+  });
+  afterAll(() => h?.close());
+
+  async function fresh(): Promise<MessageStore> {
+    store = await h.open(await h.freshLocation());
+    return store;
+  }
+
+  it('an outcome recorded for a waiting workflow is untold until a relay marks it told', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    await store.register('wf-b', [{ providerMessageId: 'm3' }]);
+    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null });
+    await store.recordEvents([delivered('m1'), delivered('m2'), delivered('m3')]);
+    const backlog = await store.outbox.backlog();
+    expect(backlog.untold).toBe(3);
+    expect(backlog.oldestUntoldAt).toBeGreaterThan(Date.now() - 60_000);
+    // The quiet workflow first.
+    expect((await store.outbox.untold(10)).map((w) => [w.workflowId, w.untold])).toEqual([
+      ['wf-b', 1],
+      ['wf-a', 2],
+    ]);
+
+    const now = Date.now();
+    const claimed = await store.outbox.claim(['wf-a', 'wf-b'], claimBy('relay-1', now));
+    expect(idsOf(claimed)).toEqual([
+      ['wf-a', ['m1', 'm2']],
+      ['wf-b', ['m3']],
+    ]);
+    expect(claimed.outcomes[0]!.outcomes[0]).toMatchObject({ status: 'delivered', timestamp: '2026-01-01T00:00:00Z' });
+    // Only m1 was told (its signal was accepted); m2 stays untold: marks are per row.
+    await store.outbox.finish(
+      'relay-1',
+      { told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], ended: [], failed: ['wf-b'] },
+      now,
+    );
+    expect((await store.outbox.untold(10)).map((w) => [w.workflowId, w.untold])).toEqual([
+      ['wf-a', 1],
+      ['wf-b', 1],
+    ]);
+    // A redelivery of a told outcome does not make it untold again.
+    await store.recordEvents([delivered('m1')]);
+    expect((await store.outbox.backlog()).untold).toBe(2);
+  });
+
+  it('one relay at a time: a claimed workflow is held from others until given back or its lease runs out', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }]);
+    await store.recordEvents([delivered('m1')]);
+    const now = Date.now();
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now)))).toEqual([['wf-a', ['m1']]]);
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 9_000))).toEqual({
+      outcomes: [],
+      held: ['wf-a'],
+    });
+    // relay-1 crashed holding the claim: after its lease another relay takes the workflow over.
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 10_001)))).toEqual([['wf-a', ['m1']]]);
+    // relay-1's late finish neither releases relay-2's claim nor is lost: the outcome is told.
+    await store.outbox.finish('relay-1', {
+      told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }],
+      ended: [],
+      failed: [],
+    });
+    expect((await store.outbox.backlog()).untold).toBe(0);
+    await store.register('wf-a', [{ providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m2')]);
+    expect((await store.outbox.claim(['wf-a'], claimBy('relay-3', now + 10_002))).held).toEqual(['wf-a']);
+  });
+
+  it('the rate rule: a workflow told less than minIntervalMs ago is not claimed yet', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m1')]);
+    const now = Date.now();
+    const first = await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
+    await store.outbox.finish(
+      'relay-1',
+      { told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], ended: [], failed: [] },
+      now,
+    );
+    expect(idsOf(first)).toEqual([['wf-a', ['m1']]]);
+    await store.recordEvents([delivered('m2')]);
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 499))).toEqual({ outcomes: [], held: ['wf-a'] });
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 500)))).toEqual([['wf-a', ['m2']]]);
+  });
+
+  it('a claim reads at most maxOutcomes, oldest first; a workflow with nothing untold is let go at once', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    await store.register('wf-b', [{ providerMessageId: 'm3' }]);
+    await store.recordEvents([delivered('m2')]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.recordEvents([delivered('m1')]);
+    const now = Date.now();
+    const claimed = await store.outbox.claim(['wf-a', 'wf-b'], claimBy('relay-1', now, { maxOutcomes: 1 }));
+    expect(idsOf(claimed)).toEqual([['wf-a', ['m2']]]);
+    expect(claimed.held).toEqual([]);
+    // wf-b had nothing to tell: its claim was given back, so another relay may claim it when it has.
+    await store.recordEvents([delivered('m3')]);
+    expect(idsOf(await store.outbox.claim(['wf-b'], claimBy('relay-2', now)))).toEqual([['wf-b', ['m3']]]);
+  });
+
+  it('an outcome handed back by register is told there; release and an ended workflow clear what is untold', async () => {
+    await fresh();
+    await store.recordEvents([delivered('m1')]);
+    expect(await store.register('wf-a', [{ providerMessageId: 'm1' }])).toHaveLength(1);
+    expect((await store.outbox.backlog()).untold).toBe(0);
+    // Registered, recorded (untold), then registered again (an activity's retry): handed back, so told.
+    await store.register('wf-b', [{ providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m2')]);
+    expect((await store.outbox.backlog()).untold).toBe(1);
+    await store.register('wf-b', [{ providerMessageId: 'm2' }]);
+    expect((await store.outbox.backlog()).untold).toBe(0);
+
+    await store.register('wf-c', [{ providerMessageId: 'm3' }]);
+    await store.register('wf-d', [{ providerMessageId: 'm4' }]);
+    await store.recordEvents([delivered('m3'), delivered('m4')]);
+    await store.release('wf-c');
+    expect((await store.outbox.untold(10)).map((w) => w.workflowId)).toEqual(['wf-d']);
+    const now = Date.now();
+    await store.outbox.claim(['wf-d'], claimBy('relay-1', now));
+    await store.outbox.finish('relay-1', { told: [], ended: ['wf-d'], failed: [] }, now);
+    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null });
+    expect((await store.message('m4'))?.waiters[0]?.releasedAt).not.toBeNull();
+    // Claims that hold nothing any more are forgotten.
+    expect(await store.outbox.forgetClaims(now + 1)).toBe(1);
+  });
+});

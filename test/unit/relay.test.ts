@@ -1,0 +1,219 @@
+/**
+ * The relay over a real message store (SQLite file, so two relays can share it) with a stand-in for
+ * Temporal's client that records each signal and answers as the test says: one signal per workflow with all
+ * of its untold outcomes, marked told only once accepted; the rate rule; quiet workflows first; an ended
+ * workflow's waiters released; Temporal down then back; one relay at a time per workflow.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MessageOutcome } from '../../src/definitions/message-outcomes.js';
+import { type Relay, type RelayOptions, startRelay } from '../../src/ingress/relay.js';
+import { type MessageStore, openMessageStore } from '../../src/store/index.js';
+
+interface Signal {
+  workflowId: string;
+  ids: string[];
+  at: number;
+}
+
+type Answer = (workflowId: string) => Promise<void>;
+
+function fakeClient(signals: Signal[], answer: { current: Answer }): Client {
+  const client = {
+    withDeadline: <R>(_deadline: number, fn: () => Promise<R>) => fn(),
+    workflow: {
+      getHandle: (workflowId: string) => ({
+        async signal(_definition: unknown, outcomes: MessageOutcome[]) {
+          await answer.current(workflowId);
+          signals.push({ workflowId, ids: outcomes.map((o) => o.providerMessageId).sort(), at: Date.now() });
+        },
+      }),
+    },
+  };
+  return client as unknown as Client;
+}
+
+const delivered = (id: string) => ({ providerMessageId: id, status: 'delivered', timestamp: '2026-01-01T00:00:00Z' });
+const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await done())) await sleep(5);
+}
+
+describe('relay', () => {
+  let folder: string;
+  let store: MessageStore;
+  let signals: Signal[];
+  const answer: { current: Answer } = { current: async () => {} };
+  const relays: Relay[] = [];
+  /** Signals a test holds open; let go after each test, so its relays can close. */
+  const held: Array<() => void> = [];
+
+  const relay = (options: Partial<RelayOptions> = {}, on = store) => {
+    const started = startRelay({ store: on, client: fakeClient(signals, answer), sweepMs: 50, ...options });
+    relays.push(started);
+    return started;
+  };
+  /** Records the events and wakes the relay, as the ingress does. */
+  const receive = async (r: Relay, messageIds: string[]) => {
+    const waiting = await store.recordEvents(messageIds.map(delivered));
+    r.wake(waiting.map((w) => w.workflowId));
+  };
+
+  beforeEach(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'msgflow-relay-'));
+    store = await openMessageStore({ file: join(folder, 'store.db') });
+    signals = [];
+    answer.current = async () => {};
+  });
+  afterEach(async () => {
+    answer.current = async () => {};
+    for (const release of held.splice(0)) release();
+    await Promise.all(relays.splice(0).map((r) => r.close()));
+    await store.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('tells each workflow all of its untold outcomes in one signal, then they are told', async () => {
+    await store.register(
+      'campaign',
+      ids('c', 50).map((providerMessageId) => ({ providerMessageId })),
+    );
+    await store.register('sms', [{ providerMessageId: 's0' }]);
+    const r = relay();
+    await receive(r, [...ids('c', 50), 's0']);
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(signals.map((s) => [s.workflowId, s.ids.length]).sort()).toEqual([
+      ['campaign', 50],
+      ['sms', 1],
+    ]);
+  });
+
+  it('tells a busy workflow at most signalsPerSecond times a second, however often it is woken', async () => {
+    await store.register(
+      'campaign',
+      ids('c', 40).map((providerMessageId) => ({ providerMessageId })),
+    );
+    const r = relay({ signalsPerSecond: 5 });
+    for (const id of ids('c', 40)) {
+      await receive(r, [id]);
+      await sleep(10);
+    }
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(signals.flatMap((s) => s.ids).sort()).toEqual(ids('c', 40).sort());
+    const gaps = signals.slice(1).map((s, i) => s.at - signals[i]!.at);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(190);
+    expect(signals.length).toBeLessThan(40);
+  });
+
+  it('tells a quiet workflow ahead of a backlog', async () => {
+    for (let w = 0; w < 30; w++)
+      await store.register(
+        `campaign-${w}`,
+        ids(`c${w}-`, 20).map((providerMessageId) => ({ providerMessageId })),
+      );
+    await store.register('otp', [{ providerMessageId: 'o0' }]);
+    for (let w = 0; w < 30; w++) await store.recordEvents(ids(`c${w}-`, 20).map(delivered));
+    await store.recordEvents([delivered('o0')]);
+    // One workflow per round and one round at a time: the order is the relay's choice.
+    relay({ workflowsPerRound: 1, rounds: 1 });
+    await until(() => signals.length === 31);
+    expect(signals[0]!.workflowId).toBe('otp');
+  });
+
+  it('tells a quiet workflow woken during a catch-up at once, in a round of its own', async () => {
+    for (let w = 0; w < 30; w++) await store.register(`campaign-${w}`, [{ providerMessageId: `c${w}` }]);
+    await store.register('otp', [{ providerMessageId: 'o0' }]);
+    for (let w = 0; w < 30; w++) await store.recordEvents([delivered(`c${w}`)]);
+    // The backlog's signals hang until the test lets them go; the quiet workflow's go at once.
+    answer.current = (workflowId) =>
+      workflowId === 'otp' ? Promise.resolve() : new Promise<void>((resolve) => held.push(resolve));
+    // One round at a time: the sweep's round of the backlog occupies it.
+    const r = relay({ rounds: 1 });
+    await until(() => held.length > 0);
+    await receive(r, ['o0']);
+    await until(() => signals.some((s) => s.workflowId === 'otp'));
+    expect(signals.map((s) => s.workflowId)).toEqual(['otp']);
+    answer.current = async () => {};
+    for (const release of held.splice(0)) release();
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+  });
+
+  it('marks nothing told while Temporal is down, backs off, and tells everything once it is back', async () => {
+    await store.register('sms', [{ providerMessageId: 's0' }]);
+    let attempts = 0;
+    answer.current = async () => {
+      attempts++;
+      throw new Error('14 UNAVAILABLE: connection refused');
+    };
+    const r = relay({ maxBackoffMs: 200 });
+    await receive(r, ['s0']);
+    await sleep(600);
+    expect((await store.outbox.backlog()).untold).toBe(1);
+    // Backing off: a handful of attempts in 600 ms, not one per sweep or wake.
+    expect(attempts).toBeGreaterThan(0);
+    expect(attempts).toBeLessThan(8);
+    answer.current = async () => {};
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(signals.map((s) => s.workflowId)).toEqual(['sms']);
+  });
+
+  it('releases the waiters of a workflow that has ended', async () => {
+    await store.register('gone', [{ providerMessageId: 'g0' }]);
+    answer.current = async (workflowId) => {
+      throw new WorkflowNotFoundError('workflow not found', workflowId, undefined);
+    };
+    const r = relay();
+    await receive(r, ['g0']);
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect((await store.message('g0'))?.waiters[0]?.releasedAt).not.toBeNull();
+  });
+
+  it('finds outcomes it was not woken for (another ingress recorded them) on its sweep', async () => {
+    await store.register('sms', [{ providerMessageId: 's0' }]);
+    relay();
+    await store.recordEvents([delivered('s0')]);
+    await until(() => signals.length === 1);
+    expect(signals[0]!.ids).toEqual(['s0']);
+  });
+
+  it('two relays on one store: each outcome told once, each workflow by one relay at a time', async () => {
+    const other = await openMessageStore({ file: join(folder, 'store.db') });
+    try {
+      const workflows = ids('wf', 20);
+      for (const w of workflows)
+        await store.register(
+          w,
+          ids(`${w}-`, 5).map((providerMessageId) => ({ providerMessageId })),
+        );
+      let inFlight = 0;
+      let overlapping = 0;
+      const busy = new Set<string>();
+      answer.current = async (workflowId) => {
+        if (busy.has(workflowId)) overlapping++;
+        busy.add(workflowId);
+        inFlight++;
+        await sleep(5);
+        inFlight--;
+        busy.delete(workflowId);
+      };
+      const [a, b] = [relay({ owner: 'a' }), relay({ owner: 'b' }, other)];
+      for (const w of workflows) {
+        const waiting = await store.recordEvents(ids(`${w}-`, 5).map(delivered));
+        a.wake(waiting.map((x) => x.workflowId));
+        b.wake(waiting.map((x) => x.workflowId));
+      }
+      await until(async () => (await store.outbox.backlog()).untold === 0);
+      expect(overlapping).toBe(0);
+      expect(signals.flatMap((s) => s.ids).sort()).toEqual(workflows.flatMap((w) => ids(`${w}-`, 5)).sort());
+      expect(inFlight).toBe(0);
+    } finally {
+      await Promise.all(relays.splice(0).map((r) => r.close()));
+      await other.close();
+    }
+  });
+});
