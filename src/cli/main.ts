@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type * as TracingSetup from '../tracing/setup.js';
 import { addCommands } from './commands.js';
+import { exitStatusOf } from './exit-status.js';
 
 // Settings and tracing are loaded when a command runs, not for --help or --version.
 let tracing: typeof TracingSetup | undefined;
@@ -61,7 +62,7 @@ try {
     ?.activeTracing()
     ?.shutdown()
     .catch(() => undefined);
-  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof CommanderError) process.exit(exitStatusOf(error));
   if (error instanceof (await import('../config.js')).ConfigError) {
     console.error(error.message);
     process.exit(2);
