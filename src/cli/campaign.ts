@@ -28,7 +28,7 @@ import {
   describeFailure,
   duration,
   EXIT_CODES,
-  exitCodeForError,
+  failOnRefusal,
   exitCodeOf,
   fail,
   failWorkflow,
@@ -240,8 +240,18 @@ function windowFrom(flags: CampaignFlags): Record<string, unknown> {
 }
 
 /**
+ * What a command on a missing campaign says: not found, or, for a signal or update to a campaign that ended
+ * (Temporal's "workflow execution already completed"), that it ended.
+ */
+export function notFoundMessage(error: WorkflowNotFoundError): string {
+  return /already completed/i.test(error.message)
+    ? `${error.workflowId || 'the campaign'} has already ended: nothing to change (${error.message})`
+    : `not found: ${error.message}`;
+}
+
+/**
  * Runs `fn` with a Msgflow on the configured Temporal, turning expected failures into clear messages (a start's
- * refusal with exitCodeForError's status: bad input or a key reused with another input is 2).
+ * refusal with failOnRefusal's status: bad input or a key reused with another input is 2).
  */
 export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => Promise<T>): Promise<T> {
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
@@ -251,9 +261,8 @@ export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => P
     return await fn(new Msgflow(client, MSGFLOW_TASK_QUEUE), client);
   } catch (error) {
     if (error instanceof CliInputError) fail(error.message, EXIT_CODES.badInput);
-    const exitCode = exitCodeForError(error);
-    if (exitCode !== undefined) fail((error as Error).message, exitCode);
-    if (error instanceof WorkflowNotFoundError) fail(`not found: ${error.message}`, 1);
+    failOnRefusal(error);
+    if (error instanceof WorkflowNotFoundError) fail(notFoundMessage(error), EXIT_CODES.failed);
     if (error instanceof WorkflowUpdateFailedError) fail(error.cause?.message ?? error.message, 1);
     if (isGrpcDeadlineError(error)) {
       fail(

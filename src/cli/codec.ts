@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { startCodecServerFromEnv } from '../codec-server/from-env.js';
 import { generateKey } from '../crypto/keyring.js';
 import { createLogger } from '../log.js';
+import { listening } from './busy-port.js';
 import { type JsonFlag, printResult, withJson } from './common.js';
 import { untilStopSignal } from './signals.js';
 
@@ -23,7 +24,7 @@ export function registerCodecCommands(codec: Command): void {
     )
     .action(async () => {
       const log = createLogger('codec');
-      const server = await startCodecServerFromEnv(process.env, log);
+      const server = await listening(startCodecServerFromEnv(process.env, log), 'codec endpoint', 'MSGFLOW_CODEC_PORT');
       log.info('codec endpoint listening', { url: server.url });
       console.log(
         `codec endpoint: ${server.url}  (Temporal CLI: --codec-endpoint ${server.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,

@@ -27,10 +27,15 @@ export class CliInputError extends Error {
 
 /**
  * Ends the command with `message` on stderr and `exitCode` (see EXIT_CODES), without the usage text commander
- * would add: the message says what is wrong.
+ * would add: the message says what is wrong. Bad input points at --help unless `usageHint` is false (when no
+ * option is at fault, e.g. a key already used).
  */
-export function fail(message: string, exitCode: ExitCode): never {
-  console.error(exitCode === EXIT_CODES.badInput ? `${message}\n(see --help for the options)` : message);
+export function fail(
+  message: string,
+  exitCode: ExitCode,
+  { usageHint = exitCode === EXIT_CODES.badInput }: { usageHint?: boolean } = {},
+): never {
+  console.error(usageHint ? `${message}\n(see --help for the options)` : message);
   throw new CommanderError(exitCode, 'msgflow.failed', message);
 }
 
@@ -43,14 +48,23 @@ export function exitCodeForError(error: unknown): ExitCode | undefined {
   return undefined;
 }
 
+/**
+ * Ends the command for a refusal exitCodeForError knows, with its message and status (no --help hint for a
+ * reused key: its message says what to do); returns for any other error.
+ */
+export function failOnRefusal(error: unknown): void {
+  const exitCode = exitCodeForError(error);
+  if (exitCode === undefined) return;
+  fail((error as Error).message, exitCode, { usageHint: !(error instanceof KeyReusedError) });
+}
+
 /** Awaits a workflow's start; a refusal exitCodeForError knows ends the command with its message and status. */
 export async function started<T>(start: Promise<T>): Promise<T> {
   try {
     return await start;
   } catch (error) {
-    const exitCode = exitCodeForError(error);
-    if (exitCode === undefined) throw error;
-    return fail((error as Error).message, exitCode);
+    failOnRefusal(error);
+    throw error;
   }
 }
 

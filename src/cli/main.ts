@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type * as TracingSetup from '../tracing/setup.js';
 import { addCommands } from './commands.js';
+import { exitStatusOf } from './exit-status.js';
+import { flushTraces } from './flush-traces.js';
 
 // Settings and tracing are loaded when a command runs, not for --help or --version.
 let tracing: typeof TracingSetup | undefined;
@@ -55,13 +57,10 @@ function packageVersion(): string {
 try {
   await addCommands(program, process.argv.slice(2));
   await program.parseAsync(process.argv);
-  await tracing?.activeTracing()?.shutdown();
+  await flushTraces(tracing?.activeTracing());
 } catch (error) {
-  await tracing
-    ?.activeTracing()
-    ?.shutdown()
-    .catch(() => undefined);
-  if (error instanceof CommanderError) process.exit(error.exitCode);
+  await flushTraces(tracing?.activeTracing());
+  if (error instanceof CommanderError) process.exit(exitStatusOf(error));
   if (error instanceof (await import('../config.js')).ConfigError) {
     console.error(error.message);
     process.exit(2);

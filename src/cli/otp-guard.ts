@@ -2,7 +2,7 @@
  * `msgflow otp guard report|backtest|rules`: the OTP fraud guard over the OTP record in the message store
  * (the one the worker writes: MSGFLOW_DATABASE_URL, or `msgflow dev`'s SQLite file, with its keys).
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { formatDuration } from '../api/duration.js';
 import { DEFAULT_OTP_GUARD, describeRules, type OtpBlockReason, type OtpGuardConfig } from '../api/otp-guard.js';
 import { otpGuardFromEnv, readOtpGuardRules } from '../otp-guard-file.js';
@@ -21,11 +21,10 @@ export function registerOtpGuardCommands(otp: Command): void {
     .command('guard')
     .description('The OTP fraud guard: its rules, what it saw, what other rules would do');
   const since = (command: Command) =>
-    command.option(
-      '--since <duration>',
-      `how far back to read the OTP record (default ${formatDuration(DEFAULT_SINCE_MS)})`,
-      duration,
-      DEFAULT_SINCE_MS,
+    command.addOption(
+      new Option('--since <duration>', 'how far back to read the OTP record')
+        .argParser(duration)
+        .default(DEFAULT_SINCE_MS, formatDuration(DEFAULT_SINCE_MS)), // help shows "7d", not the milliseconds
     );
 
   withJson(guard.command('rules'))

@@ -12,7 +12,7 @@ import { Msgflow } from '../starter/index.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { OtpBlockedError } from '../starter/otp.js';
 import { connectClient } from '../temporal/connection.js';
-import { durationInSeconds, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
+import { durationInSeconds, type JsonFlag, positiveInt, printResult, started, withJson } from './common.js';
 import { registerOtpGuardCommands } from './otp-guard.js';
 
 /** Exit status of `otp verify` when the answer is anything but `verified` (errors exit 1, bad config 2). */
@@ -56,7 +56,8 @@ async function withMsgflow<T>(use: (msgflow: Msgflow) => Promise<T>): Promise<T>
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
   const client = await connectClient();
   try {
-    return await use(new Msgflow(client, MSGFLOW_TASK_QUEUE, { otpKeys }));
+    // Input the facade refuses (a code that is not 4-10 digits, voice as the first channel) exits 2.
+    return await started(use(new Msgflow(client, MSGFLOW_TASK_QUEUE, { otpKeys })));
   } finally {
     await client.connection.close();
   }

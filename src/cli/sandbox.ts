@@ -11,6 +11,7 @@ import { ConfigError, SandboxEnv } from '../config.js';
 import { detailsOf } from '../api/errors.js';
 import { DEFAULTS } from '../sandbox/options.js';
 import { SandboxAdmin, SandboxAdminError, type SandboxOptions, startSandbox } from '../sandbox/index.js';
+import { listening } from './busy-port.js';
 import { duration, fail, type JsonFlag, positiveInt, printResult, withJson } from './common.js';
 import { untilStopSignal } from './signals.js';
 
@@ -173,7 +174,11 @@ export function registerSandboxCommands(sandbox: Command): void {
   for (const [flag, variable, description] of START_FLAGS)
     start.addOption(new Option(flag, `${description} [${variable}]`));
   start.action(async (flags: Flags) => {
-    const running = await startSandbox(sandboxOptionsFrom(flags));
+    const running = await listening(
+      startSandbox(sandboxOptionsFrom(flags)),
+      'sandbox',
+      '--port or MSGFLOW_SANDBOX_PORT',
+    );
     console.log(`sandbox: ${running.baseUrl}`);
     console.log(`sandbox console: ${running.consoleUrl} (one-time sign-in link: ${running.consoleSignInLink()})`);
     if (running.adminTokenGenerated) console.log(`sandbox admin token: ${running.adminToken}`);

@@ -86,9 +86,9 @@ describe('msgflow otp', () => {
     },
   );
 
-  it('names what is wrong: bad input exits 1, a missing key exits 2', { timeout: 60_000 }, async () => {
+  it('names what is wrong: bad input and a missing key exit 2', { timeout: 60_000 }, async () => {
     const bad = await run(['otp', 'verify', '--purpose', 'login', '--to', '2348012345681', '--code', '12ab'], env);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/code/);
 
     const { MSGFLOW_OTP_HASH_KEY: _omitted, ...withoutHashKey } = env;
@@ -104,10 +104,10 @@ describe('msgflow otp', () => {
       const recipient = '2348012345682';
       const args = ['otp', 'send', '--purpose', 'login', '--to', recipient];
       const unknown = await run([...args, '--channels', 'sms,fax'], env);
-      expect(unknown.code).toBe(1);
+      expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('"fax" is not a channel (sms or voice)');
       const voiceFirst = await run([...args, '--channels', 'voice'], env);
-      expect(voiceFirst.code).toBe(1);
+      expect(voiceFirst.code).toBe(2);
       expect(voiceFirst.stderr).toContain('the first channel must be sms');
       expect(await stack.admin.inbox(recipient)).toEqual([]);
 
