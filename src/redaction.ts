@@ -38,10 +38,17 @@ export function maskText(value: string): string {
 /** An ISO date (`2026-03-02`) has as many digits as a number, but is no one's. */
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/**
+ * A UUID (a run id, a workflow id made of one), or a number-like run that starts a token: digits inside an id
+ * (`4e21`, the hex of a hash) are no one's number, and masking them would break a search by that id.
+ */
+const UUID_OR_NUMBER =
+  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})|(?<![\p{L}\p{N}_])\+?\d[\d ()-]{5,}\d/giu;
+
 /** Masks anything that looks like a phone number inside free text (e.g. a provider error message). */
 export function maskNumbersInText(text: string): string {
-  return text.replace(/\+?\d[\d ()-]{5,}\d/g, (match) =>
-    match.replace(/\D/g, '').length >= 7 && !ISO_DATE.test(match) ? maskNumber(match) : match,
+  return text.replace(UUID_OR_NUMBER, (match, uuid?: string) =>
+    !uuid && match.replace(/\D/g, '').length >= 7 && !ISO_DATE.test(match) ? maskNumber(match) : match,
   );
 }
 

@@ -71,6 +71,11 @@ describe('redact, key by key', () => {
     expect(maskNumbersInText('a 1234567b')).toBe('a *****67b');
     expect(maskNumbersInText('2348012345678 called')).toBe('***********78 called');
     expect(maskNumbersInText('rows 1 (2) 3-4 5')).toBe('rows 1 (2) 3-4 5'); // number-like, but too few digits
+    // Ids are kept whole: a run id, a workflow id with a UUID, the hex of a hash.
+    const runId = '4f032b6d-4e21-4c1a-8d3e-123456789012';
+    expect(maskNumbersInText(`workflow sms:${runId} run ${runId}`)).toBe(`workflow sms:${runId} run ${runId}`);
+    expect(maskNumbersInText('otp:login:ab12345678901cd')).toBe('otp:login:ab12345678901cd');
+    expect(maskNumbersInText('key otp-2348012345678')).toBe('key otp-***********78');
   });
 
   it('keeps a URL without its credentials or query, and says a query was there', () => {
