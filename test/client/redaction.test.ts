@@ -90,4 +90,32 @@ describe('redact, key by key', () => {
   it('masks a text of its own by length', () => {
     expect(maskText('')).toBe('[redacted, 0 chars]');
   });
+
+  it('masks a number given as a JavaScript number, and leaves other values under personal keys alone', () => {
+    expect(redact({ to: 2348012345678 })).toEqual({ to: '***********78' });
+    expect(redact({ to: null, message: true, number: undefined })).toEqual({
+      to: null,
+      message: true,
+      number: undefined,
+    });
+  });
+
+  it('matches number keys whole: a key that only ends like one is free text', () => {
+    expect(redact({ photo: 'img 123', order_number: 'n 456' })).toEqual({ photo: 'img 123', order_number: 'n 456' });
+  });
+
+  it('takes only a whole mask for a text masked already', () => {
+    expect(maskText('[redacted, 12 chars]')).toBe('[redacted, 12 chars]');
+    expect(maskText('Ada [redacted, 3 chars]')).toBe('[redacted, 23 chars]');
+    expect(maskText('[redacted, 3 chars] Ada')).toBe('[redacted, 23 chars]');
+  });
+
+  it('keeps only a whole ISO date, and only a whole UUID', () => {
+    expect(maskNumbersInText('ref 555 2026-03-02')).toBe('ref *** ****-**-02');
+    expect(maskNumbersInText('2026-03-02 2348012345678')).toBe('****-**-** ***********78');
+    expect(maskNumbersInText('run 1234567a-4e21-4c1a-8d3e-123456789012')).toBe(
+      'run 1234567a-4e21-4c1a-8d3e-123456789012',
+    );
+    expect(maskNumbersInText('deadbeef-dead-beef-dead-2348012345')).toBe('deadbeef-dead-beef-dead-********45');
+  });
 });

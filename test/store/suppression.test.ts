@@ -46,6 +46,8 @@ describe.each(DIALECTS)('suppression list on %s', (dialect) => {
     const store = await h.open(await h.freshLocation());
     await expect(store.suppress([{ number: '2348030000021' }])).rejects.toThrow(StoreInputError);
     await expect(store.suppressedAmong(['not a number'])).rejects.toThrow(/leading \+/);
+    // Erasing is matched as a pattern too: a number that is not one must never reach it.
+    await expect(store.eraseNumber('+.+')).rejects.toThrow(StoreInputError);
     await expect(store.suppressions({ limit: 10, after: 'bm9wZQ' })).rejects.toThrow(/invalid cursor/);
     await expect(store.suppress([{ number: ADA, reason: 'x'.repeat(201) }])).rejects.toThrow(/reason/);
   });
