@@ -131,7 +131,11 @@ describe('webhook chaos', () => {
       const workflows = await Promise.all(
         Array.from({ length: VIA_WORKFLOWS / PER_WORKFLOW }, (_, w) =>
           stack.msgflow.sendSms({
-            recipients: Array.from({ length: PER_WORKFLOW }, (_, i) => numberAt(w * PER_WORKFLOW + i)),
+            // Distinct within a workflow (sendSms sends a repeated number once): each final state's magic
+            // number, then numbers the sandbox delivers.
+            recipients: Array.from({ length: PER_WORKFLOW }, (_, i) =>
+              i < finalNumbers.length ? finalNumbers[i]! : `2348030${String(w * PER_WORKFLOW + i).padStart(6, '0')}`,
+            ),
             sender: 'ACME',
             message: `chaos workflow ${w}`,
           }),
