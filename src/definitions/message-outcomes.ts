@@ -18,8 +18,8 @@ export interface MessageOutcome {
 }
 
 /**
- * Sent by the ingress to a workflow waiting for its messages: every outcome a webhook delivery (or a few
- * coalesced ones) settled for it, many at once. A duplicate or a later conflicting outcome is ignored by
+ * Sent by the ingress's relay to a workflow waiting for its messages: every outcome the store holds for it and
+ * has not told it yet, many at once. A duplicate or a later conflicting outcome is ignored by
  * the receiver, which keeps the first it saw for each id.
  */
 export const messageOutcomesSignal = defineSignal<[MessageOutcome[]]>('messageOutcomes');

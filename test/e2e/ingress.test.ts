@@ -198,7 +198,7 @@ describe('webhook ingress', () => {
     });
     const result = await run.result();
     expect(result).toMatchObject({ sent: recipients.length, counts: { delivered: recipients.length } });
-    // One signal per single-event webhook request would be one per message: the router coalesced them.
+    // One signal per single-event webhook request would be one per message: the relay told many at once.
     const signals = await signalsReceived(run.workflowId);
     expect(signals).toBeLessThan(recipients.length);
   });
