@@ -27,6 +27,7 @@ import { startIngress } from '../src/ingress/server.js';
 import { standardWebhooksVerifier } from '../src/ingress/verifier.js';
 import { openMessageStore } from '../src/store/index.js';
 import { msgflowDataConverter } from '../src/temporal/data-converter.js';
+import { postDelivered } from '../test/support/delivered-event.js';
 import { startBareReceiver } from './bare-receiver.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
 import { assertClean, latencyColumns, type LoadResult, type SignedBody, sizeFromEnv } from './load.js';
@@ -143,19 +144,7 @@ export const ingressBenchmark: Benchmark = {
         waiters.push(workflowId);
         const id = `bench-${run}-${label}-${i}`;
         await store.register(workflowId, [{ providerMessageId: id }]);
-        const raw = JSON.stringify({
-          event: 'message.delivered',
-          mobile_number: '+2348012345678',
-          provider_message_id: id,
-          status: 'delivered',
-          timestamp: formatTimestamp(new Date()),
-        });
-        const headers = signWebhook([secret], `evt_${run}_${label}_${i}`, Math.floor(Date.now() / 1000), raw);
-        const response = await fetch(ingress.webhookUrl, {
-          method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json' },
-          body: raw,
-        });
+        const response = await postDelivered(ingress.webhookUrl, secret, id);
         const answeredAt = performance.now();
         if (response.status !== 200) throw new Error(`quiet case: delivery ${i} answered ${response.status}`);
         while (!signalledAt.has(workflowId)) await new Promise((resolve) => setImmediate(resolve));

@@ -10,15 +10,9 @@ import { explainFailure, isRefusal } from '../starter/failures.js';
 import { KeyReusedError } from '../starter/start-once.js';
 import type { StartedWorkflow } from '../starter/started-workflow.js';
 import { InvalidWorkflowInputError } from '../starter/validate.js';
+import { EXIT_CODES, type ExitCode } from './exit-status.js';
 
-/**
- * Exit statuses of every command (docs/configuration.md lists them; `otp verify` and `otp send` give 3 and 4
- * their own meaning, see otp.ts): 1 the operation failed, 2 bad input or configuration, 3 refused for a reason
- * no retry fixes (the provider refused, the audience cannot be read, too little balance), 4 timed out,
- * cancelled or terminated before it finished.
- */
-export const EXIT_CODES = { failed: 1, badInput: 2, refused: 3, stopped: 4 } as const;
-export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+export { EXIT_CODES, type ExitCode };
 
 /** Bad command-line input: printed as is, exit code 2. */
 export class CliInputError extends Error {

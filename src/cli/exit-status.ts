@@ -18,8 +18,15 @@ const USAGE_ERRORS = new Set([
   'commander.help', // a command group given without its subcommand (help on stderr; 0 when help was asked for)
 ]);
 
-const BAD_INPUT = 2;
+/**
+ * Exit statuses of every command (docs/configuration.md lists them; `otp verify` and `otp send` give 3 and 4
+ * their own meaning, see otp.ts): 1 the operation failed, 2 bad input or configuration, 3 refused for a reason
+ * no retry fixes (the provider refused, the audience cannot be read, too little balance), 4 timed out,
+ * cancelled or terminated before it finished.
+ */
+export const EXIT_CODES = { failed: 1, badInput: 2, refused: 3, stopped: 4 } as const;
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 export function exitStatusOf(error: CommanderError): number {
-  return error.exitCode !== 0 && USAGE_ERRORS.has(error.code) ? BAD_INPUT : error.exitCode;
+  return error.exitCode !== 0 && USAGE_ERRORS.has(error.code) ? EXIT_CODES.badInput : error.exitCode;
 }

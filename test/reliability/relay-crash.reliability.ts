@@ -8,13 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { formatTimestamp } from '../../src/api/common.js';
-import { signWebhook } from '../../src/api/signature.js';
 import type { RunningStack } from '../../src/stack.js';
 import { freePort } from '../../src/temporal/dev-server.js';
 import { rawRows } from '../store/dialects.js';
 import { childStoreEnv, startTestStack } from '../support/stack.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { postDelivered } from '../support/delivered-event.js';
 import { waitFor } from '../support/wait-for.js';
 import { startIngressProcess, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { printSummary } from './support/summary.js';
@@ -69,19 +68,7 @@ describe('the relay across ingress crashes', () => {
   async function deliver(url: string, ids: string[]): Promise<number[]> {
     const statuses: number[] = [];
     for (const id of ids) {
-      const raw = JSON.stringify({
-        event: 'message.delivered',
-        mobile_number: '+2348012345678',
-        provider_message_id: id,
-        status: 'delivered',
-        timestamp: formatTimestamp(new Date()),
-      });
-      const headers = signWebhook([stack.webhookSecret], `msg_${randomUUID()}`, Math.floor(Date.now() / 1000), raw);
-      const response = await fetch(`${url}/webhooks/messaging`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: raw,
-      });
+      const response = await postDelivered(`${url}/webhooks/messaging`, stack.webhookSecret, id);
       const body = (await response.json()) as { rejected?: unknown[] };
       // An event the ingress rejected would be "answered" and never told: none may be.
       statuses.push(response.status === 200 && body.rejected?.length ? 422 : response.status);
