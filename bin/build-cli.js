@@ -81,18 +81,24 @@ function sourceFiles(root) {
  */
 async function compile(root, outdir) {
   const tsconfig = join(root, 'tsconfig.json');
-  await esbuildPackage('esbuild').build({
-    absWorkingDir: root,
-    entryPoints: sourceFiles(root).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')),
-    outdir,
-    outbase: root,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22.14',
-    sourcemap: true,
-    logLevel: 'error',
-    ...(existsSync(tsconfig) ? { tsconfig } : {}),
-  });
+  const esbuild = esbuildPackage('esbuild');
+  // esbuild's service process would otherwise live as long as the command (a worker, `msgflow dev`).
+  try {
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: sourceFiles(root).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')),
+      outdir,
+      outbase: root,
+      format: 'esm',
+      platform: 'node',
+      target: 'node22.14',
+      sourcemap: true,
+      logLevel: 'error',
+      ...(existsSync(tsconfig) ? { tsconfig } : {}),
+    });
+  } finally {
+    await esbuild.stop();
+  }
 }
 
 /** A module of esbuild (a dev dependency, in step with the one tsx runs the tests' sources with). */
