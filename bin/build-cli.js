@@ -75,6 +75,9 @@ function sourceFiles(root) {
   return files.sort();
 }
 
+/** Builds under way in this process. */
+let compiling = 0;
+
 /**
  * Each TypeScript file to one ES module, in the same layout (`src/cli/main.ts` → `src/cli/main.js`), so paths
  * made from `import.meta.url` (the worker's workflows, msgflow's package.json) resolve as in dist/.
@@ -82,7 +85,7 @@ function sourceFiles(root) {
 async function compile(root, outdir) {
   const tsconfig = join(root, 'tsconfig.json');
   const esbuild = esbuildPackage('esbuild');
-  // esbuild's service process would otherwise live as long as the command (a worker, `msgflow dev`).
+  compiling += 1;
   try {
     await esbuild.build({
       absWorkingDir: root,
@@ -97,7 +100,10 @@ async function compile(root, outdir) {
       ...(existsSync(tsconfig) ? { tsconfig } : {}),
     });
   } finally {
-    await esbuild.stop();
+    compiling -= 1;
+    // esbuild's service process would otherwise live as long as the command (a worker, `msgflow dev`); it is
+    // shared by the builds of this process, so the last one to finish stops it.
+    if (compiling === 0) await esbuild.stop();
   }
 }
 

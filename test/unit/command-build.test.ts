@@ -4,7 +4,7 @@
  * all run one complete build. Real files and the real compiler, in a small tree of the checkout's shape.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -41,6 +41,19 @@ async function builtMain(dir: string): Promise<unknown> {
 }
 
 const builds = (root: string) => readdirSync(join(root, BUILDS_DIR)).sort();
+
+/** This process's children that are esbuild's service (Linux /proc; elsewhere none are seen). */
+function esbuildChildren(): string[] {
+  const tasks = `/proc/${process.pid}/task`;
+  if (!existsSync(tasks)) return [];
+  const children = readdirSync(tasks).flatMap((task) =>
+    readFileSync(join(tasks, task, 'children'), 'utf8').split(' ').filter(Boolean),
+  );
+  return children.filter((pid) => {
+    const cmdline = join('/proc', pid, 'cmdline');
+    return existsSync(cmdline) && readFileSync(cmdline, 'utf8').includes('esbuild');
+  });
+}
 
 describe('the build of a checkout', () => {
   it('is made once and reused while no source changes', async () => {
@@ -96,6 +109,8 @@ describe('the build of a checkout', () => {
     expect([one.built, other.built].sort()).toEqual([false, true]);
     expect(builds(root)).toEqual([basename(one.dir)]);
     expect(await builtMain(one.dir)).toBe('hello');
+    // The compiler's service stops once the last build is done, so it does not live as long as the command.
+    expect(esbuildChildren()).toEqual([]);
   });
 
   it('serves commands started together in separate processes, leaving one build', async () => {
