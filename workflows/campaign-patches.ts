@@ -13,4 +13,6 @@ export const CAMPAIGN_PATCHES = {
   holdChunkReadWhileStopped: 'hold-chunk-read-while-stopped',
   /** A uniform campaign reads several chunks per page. */
   severalChunksPerPage: 'several-chunks-per-page',
+  /** The default of messages awaiting an outcome rose from 5,000 (outcomes are told at most twice a second). */
+  maxOutstanding8000: 'max-outstanding-8000',
 } as const;

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import {
   CAMPAIGN_DEFAULTS,
+  defaultMaxOutstanding,
   MAX_INLINE_RECIPIENTS,
   MAX_MESSAGE_LENGTH,
   MAX_RECIPIENTS_PER_REQUEST,
@@ -196,7 +197,10 @@ export const CampaignInput = z
     waitWindowMs: Millis.optional(),
     /** Validate, estimate the cost and check the balance before sending anything. Default true. */
     preflight: z.boolean().optional(),
-    /** Messages awaiting their final state before sending pauses (default 5000, at least `chunkSize`). */
+    /**
+     * Messages awaiting their final state before sending pauses (at least `chunkSize`; default 8000, or
+     * 10,000 − `maxEventsPerRun` when that is less).
+     */
     maxOutstanding: z.number().int().min(1).max(10_000).optional(),
     /** Country (ISO 3166-1 alpha-2, e.g. NG) in which audience numbers written in local form are read. */
     defaultCountry: CountryCode.optional(),
@@ -213,7 +217,8 @@ export const CampaignInput = z
     path: ['message'],
   })
   .refine(
-    (c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
+    (c) =>
+      (c.maxOutstanding ?? defaultMaxOutstanding(c.maxEventsPerRun)) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
     {
       message: 'must be at least chunkSize',
       path: ['maxOutstanding'],
@@ -222,7 +227,7 @@ export const CampaignInput = z
   // A run receives at most about this many outcome signals; Temporal refuses signals past 10,000 per run.
   .refine(
     (c) =>
-      (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) +
+      (c.maxOutstanding ?? defaultMaxOutstanding(c.maxEventsPerRun)) +
         (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) <=
       MAX_SIGNALS_PER_RUN,
     {

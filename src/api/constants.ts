@@ -99,12 +99,12 @@ export const MAX_SIGNALS_PER_RUN = 10_000;
 export const CAMPAIGN_DEFAULTS = {
   chunkSize: MAX_RECIPIENTS_PER_REQUEST,
   /**
-   * Messages sent but not yet final before the campaign stops sending more (bounds signals per run). Several
-   * chunks' worth, so the provider always has events queued while the next chunks are sent: at 2,000 a
-   * campaign could only send a new chunk once half of the previous two had come back, and its outcomes
-   * dried up every time a chunk send took longer than the provider took to report 1,000 messages.
+   * Messages sent but not yet final before the campaign stops sending more (bounds the run's state). Every
+   * chunk in flight and then some: outcomes are told at most twice a second, so a smaller window holds the
+   * sends back whenever the provider reports faster than that (see `defaultMaxOutstanding` for the default
+   * beside a larger `maxEventsPerRun`).
    */
-  maxOutstanding: 5000,
+  maxOutstanding: 8000,
   /**
    * Chunk send requests in flight at once: enough to keep the rate-limited provider queue holding a task
    * whenever the server has a token, through the campaign's turnaround between a send's answer and the next
@@ -115,6 +115,14 @@ export const CAMPAIGN_DEFAULTS = {
   maxEventsPerRun: 2000,
   preflight: true,
 } as const;
+
+/**
+ * `maxOutstanding` when not given: the default, lowered where a larger `maxEventsPerRun` would let a run hear
+ * more than MAX_SIGNALS_PER_RUN signals.
+ */
+export function defaultMaxOutstanding(maxEventsPerRun: number = CAMPAIGN_DEFAULTS.maxEventsPerRun): number {
+  return Math.min(CAMPAIGN_DEFAULTS.maxOutstanding, MAX_SIGNALS_PER_RUN - maxEventsPerRun);
+}
 
 // Contact checks
 

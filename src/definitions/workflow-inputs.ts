@@ -6,6 +6,7 @@
  */
 import {
   CAMPAIGN_DEFAULTS,
+  defaultMaxOutstanding,
   CONTACT_CHECK_MAX,
   MAX_INLINE_RECIPIENTS,
   MAX_MESSAGE_LENGTH,
@@ -195,7 +196,7 @@ function campaignRule(c: CampaignFields) {
     return { path: 'sendWindow.timeZone', message: "timeZone 'recipient' needs a file, URL or loader audience" };
   if (inline && uniformText(c.message) === null)
     return { path: 'message', message: 'has {placeholders}, but an inline audience has only numbers' };
-  const outstanding = c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding;
+  const outstanding = c.maxOutstanding ?? defaultMaxOutstanding(c.maxEventsPerRun);
   if (outstanding < (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize))
     return { path: 'maxOutstanding', message: 'must be at least chunkSize' };
   if (outstanding + (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) > MAX_SIGNALS_PER_RUN)

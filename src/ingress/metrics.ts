@@ -63,7 +63,7 @@ export function createIngressMetrics({ processMetrics = true, store }: IngressMe
   const outcomesPerSignal = new Histogram({
     name: METRICS.ingressOutcomesPerSignal,
     help: 'Outcomes carried by one signal to a waiting workflow',
-    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000, 3000],
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000, 4000, 8000],
     registers: [registry],
   });
   const signalSeconds = new Histogram({

@@ -26,7 +26,7 @@ export interface RelayOptions {
   leaseMs?: number;
   /** How often the store is swept for outcomes this relay was not woken for (default 1 s). */
   sweepMs?: number;
-  /** Most outcomes in one signal (default 3,000, well under Temporal's payload limit). */
+  /** Most outcomes in one signal (default 8,000: a campaign's whole default window, about 1 MB). */
   maxOutcomesPerSignal?: number;
   /** Workflows claimed together, in one store transaction (default 100). */
   workflowsPerRound?: number;
@@ -54,6 +54,8 @@ export interface Relay {
   close(): Promise<void>;
 }
 
+/** About 130 bytes of JSON each: half of Temporal's 2 MB payload limit. */
+const MAX_OUTCOMES_PER_SIGNAL = 8000;
 const FIRST_BACKOFF_MS = 250;
 /** A workflow another relay holds is asked for again after this at the soonest (not in a tight loop). */
 const HELD_RETRY_MS = 250;
@@ -223,7 +225,7 @@ class OutboxRelay implements Relay {
 
   /** Claims the batch, signals each claimed workflow once, and records what became of each. */
   private async round(batch: string[]): Promise<void> {
-    const { maxOutcomesPerSignal = 3000 } = this.options;
+    const { maxOutcomesPerSignal = MAX_OUTCOMES_PER_SIGNAL } = this.options;
     let claimed;
     try {
       claimed = await this.store.outbox.claim(batch, {

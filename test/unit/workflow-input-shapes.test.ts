@@ -150,6 +150,8 @@ describe('workflow input shapes', () => {
       { ...campaign, chunkSize: 1001 },
       { ...campaign, chunkSize: 100, maxOutstanding: 99 },
       { ...campaign, maxOutstanding: 9000, maxEventsPerRun: 2000 },
+      { ...campaign, maxEventsPerRun: 6000 },
+      { ...campaign, maxEventsPerRun: 9500 },
       { ...campaign, preflight: 'yes' },
       { ...campaign, defaultCountry: 'ng' },
       { ...campaign, defaultCountry: 'NG' },
