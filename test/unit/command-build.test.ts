@@ -4,7 +4,17 @@
  * all run one complete build. Real files and the real compiler, in a small tree of the checkout's shape.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -47,7 +57,9 @@ function esbuildChildren(): string[] {
   const tasks = `/proc/${process.pid}/task`;
   if (!existsSync(tasks)) return [];
   const children = readdirSync(tasks).flatMap((task) =>
-    readFileSync(join(tasks, task, 'children'), 'utf8').split(' ').filter(Boolean),
+    readFileSync(join(tasks, task, 'children'), 'utf8')
+      .split(' ')
+      .filter(Boolean),
   );
   return children.filter((pid) => {
     const cmdline = join('/proc', pid, 'cmdline');
