@@ -233,7 +233,8 @@ export class RequestPipeline {
 
     const logFields: Partial<LogEntry> = {};
     if (search) logFields.query = Object.fromEntries(query);
-    if (body !== undefined) logFields.body = redact(body, this.settings.logPersonalData);
+    // Redacting a chunk's thousand numbers is work only a logger reads.
+    if (body !== undefined && this.settings.logger) logFields.body = redact(body, this.settings.logPersonalData);
     if (idempotencyKey !== undefined) logFields.idempotencyKey = idempotencyKey;
 
     return {
