@@ -13,4 +13,6 @@ export const CAMPAIGN_PATCHES = {
   holdChunkReadWhileStopped: 'hold-chunk-read-while-stopped',
   /** A uniform campaign reads several chunks per page. */
   severalChunksPerPage: 'several-chunks-per-page',
+  /** The first run keeps its input in the message store, for a retry to the failed. */
+  keepInputForRetry: 'keep-input-for-retry',
 } as const;
