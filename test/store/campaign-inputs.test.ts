@@ -121,4 +121,20 @@ describe.each(DIALECTS)('campaign inputs on %s', (dialect) => {
     const page = await store.campaignInputs.retryRecipients({ campaignKey: 'spring', statuses: ['failed'], limit: 10 });
     expect(page.rows).toEqual([]);
   });
+
+  it("lets retention take a campaign's input and rows once its messages are gone", async () => {
+    const location = await h.freshLocation();
+    const store = await h.open(location);
+    await springCampaign(store);
+    await store.campaignInputs.keep('spring', { sender: 'ACME' });
+    await store.campaignInputs.keepRows('spring', [{ number: ADA, fields: { name: 'Ada' } }]);
+    await store.release('campaign:spring');
+    await store.release('campaign:other');
+    // Kept after the cutoff: stays (a campaign that just started has no messages yet).
+    await store.purge({ olderThan: new Date(Date.now() - 60_000) });
+    expect(await store.campaignInputs.input('spring')).toEqual({ sender: 'ACME' });
+    await store.purge({ olderThan: new Date(Date.now() + 60_000) });
+    expect(await store.campaignInputs.input('spring')).toBeNull();
+    expect(await rawRows(location, 'SELECT campaign_key FROM campaign_rows')).toEqual([]);
+  });
 });
