@@ -209,4 +209,38 @@ describe('msgflow campaign retry', () => {
     expect(await texts(MAGIC_NUMBERS.failed)).toContain('Your order has shipped');
     expect(await texts(MAGIC_NUMBERS.delivered)).not.toContain('Your order has shipped');
   });
+
+  it("retries a scheduled reminder's run by its own key", { timeout: 120_000 }, async () => {
+    const id = `retry-schedule-${Date.now()}`;
+    const schedules = stack.msgflow.campaignSchedules;
+    await schedules.create({
+      id,
+      timing: { cron: ['0 9 1 1 *'], timeZone: 'Africa/Lagos' },
+      campaign: {
+        sender: 'ACME',
+        message: 'Your weekly statement is ready',
+        audience: { type: 'inline', recipients: [plus(MAGIC_NUMBERS.undelivered), plus(MAGIC_NUMBERS.delivered)] },
+      },
+    });
+    try {
+      await schedules.trigger(id);
+      let runs: Array<{ workflowId: string }> = [];
+      for (let i = 0; i < 100 && runs.length === 0; i++) {
+        runs = (await schedules.describe(id)).recentRuns;
+        if (runs.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      const run = stack.msgflow.campaign(runs[0]!.workflowId);
+      expect(await run.result()).toMatchObject({ sent: 2 });
+
+      const retry = await stack.msgflow.retryCampaign(run.key);
+      expect(retry.workflowId).toBe(`campaign:${run.key}:retry`);
+      expect(await retry.result()).toMatchObject({ sent: 1, counts: { undelivered: 1 } });
+      const statements = async (digits: string) =>
+        (await texts(digits)).filter((t) => t === 'Your weekly statement is ready').length;
+      expect(await statements(MAGIC_NUMBERS.undelivered)).toBe(2);
+      expect(await statements(MAGIC_NUMBERS.delivered)).toBe(1);
+    } finally {
+      await schedules.delete(id);
+    }
+  });
 });
