@@ -10,6 +10,9 @@ import { rowOf } from '../../src/audience/sources.js';
 import { retriedKeyOf, retryKeyOf } from '../../src/definitions/workflow-ids.js';
 import type { MessageStore, RetryRecipientQuery } from '../../src/store/index.js';
 import { formatEstimate } from '../../src/cli/campaign-retry.js';
+import type { Client } from '@temporalio/client';
+import { retryCampaign } from '../../src/starter/campaign-retry.js';
+import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 
 function fakeStore(asked: RetryRecipientQuery[]): Pick<MessageStore, 'campaignInputs'> {
   return {
@@ -103,5 +106,31 @@ describe('a retry names its campaign', () => {
     expect(formatEstimate(estimate)).toBe('3 recipient(s), 6 segment(s), price 18 USD (balance 100 USD)');
     expect(formatEstimate({ ...estimate, totalSegments: 5 })).toContain('5 segment(s)');
     expect(formatEstimate(null)).toContain('no pre-flight estimate');
+  });
+});
+
+describe('a retry refused before anything is asked', () => {
+  // A client that fails any use: the refusals below must come first.
+  const client = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('Temporal was asked');
+      },
+    },
+  ) as Client;
+  const target = { client, taskQueue: 'q', store: fakeStore([]) };
+
+  it('when its key would pass the key length limit', async () => {
+    await expect(retryCampaign(target, 'k'.repeat(145))).rejects.toThrow(InvalidWorkflowInputError);
+    await expect(retryCampaign(target, 'k'.repeat(145))).rejects.toThrow(/its retry's key/);
+    await expect(retryCampaign(target, 'k'.repeat(144))).rejects.toThrow('Temporal was asked');
+  });
+
+  it('when a state asked for is never retried', async () => {
+    await expect(retryCampaign(target, 'spring', { statuses: ['delivered'] })).rejects.toThrow(
+      InvalidWorkflowInputError,
+    );
+    await expect(retryCampaign(target, 'spring', { statuses: [] })).rejects.toThrow(InvalidWorkflowInputError);
   });
 });
