@@ -208,6 +208,16 @@ describe('msgflow campaign retry', () => {
     expect(await retry.result()).toMatchObject({ sent: 1 });
     expect(await texts(MAGIC_NUMBERS.failed)).toContain('Your order has shipped');
     expect(await texts(MAGIC_NUMBERS.delivered)).not.toContain('Your order has shipped');
+
+    // A campaign the store has no failed recipient of: its retry completes, sending nothing.
+    await stack.store.campaignInputs.keep(`${key}-all-delivered`, {
+      sender: 'ACME',
+      message: 'x',
+      audience: { type: 'inline', recipients: ['1'] },
+    });
+    const nothing = await stack.msgflow.retryCampaign(`${key}-all-delivered`);
+    expect(await preflightEstimate(nothing)).toMatchObject({ recipients: 0, cost: 0 });
+    expect(await nothing.result()).toMatchObject({ sent: 0, cancelled: false });
   });
 
   it("retries a scheduled reminder's run by its own key", { timeout: 120_000 }, async () => {
