@@ -5,6 +5,7 @@
  * kept per worker: a page of distinct texts is sent in many requests.
  */
 import type { AudienceSource } from '../src/api/campaign-io.js';
+import type { AudienceFields } from '../src/api/message-template.js';
 import { classifyEntries } from '../src/audience/dedup.js';
 import { AUDIENCE_FAILURES, audienceFailure } from '../src/audience/failures.js';
 import { type AudienceAccess, DEFAULT_AUDIENCE_ACCESS } from '../src/audience/access.js';
@@ -27,11 +28,26 @@ export interface ChunkPage {
 
 const PAGES_KEPT = 8;
 
+/** A request's one text, and each of its recipients' audience fields (kept for the campaign's retry). */
+export interface ChunkText {
+  text: string;
+  fields: Array<AudienceFields | undefined>;
+}
+
+interface RenderedRecipient {
+  text: string;
+  fields: AudienceFields | undefined;
+}
+
 export function createChunkTexts(loaders: AudienceLoaders = {}, access: AudienceAccess = DEFAULT_AUDIENCE_ACCESS) {
   const downloads = new DownloadCache();
-  const pages = new Map<string, Promise<Map<string, string>>>();
+  const pages = new Map<string, Promise<Map<string, RenderedRecipient>>>();
 
-  async function renderPage(message: string, page: ChunkPage, signal: AbortSignal): Promise<Map<string, string>> {
+  async function renderPage(
+    message: string,
+    page: ChunkPage,
+    signal: AbortSignal,
+  ): Promise<Map<string, RenderedRecipient>> {
     const template = personalTemplate(message);
     const campaign = { id: page.campaignId, startedAt: page.campaignStartedAt };
     const context = { campaign, loaders, downloads, access };
@@ -42,16 +58,16 @@ export function createChunkTexts(loaders: AudienceLoaders = {}, access: Audience
     const texts = template
       ? renderTexts(template, { ...classified, fields, firstIndex: page.firstIndex })
       : classified.recipients.map(() => message);
-    return new Map(classified.recipients.map((recipient, i) => [recipient, texts[i]!]));
+    return new Map(classified.recipients.map((recipient, i) => [recipient, { text: texts[i]!, fields: fields?.[i] }]));
   }
 
-  /** The one text of these recipients of `page`; fails if the page no longer gives them one text. */
+  /** The one text of these recipients of `page`, and their fields; fails if the page no longer gives them one text. */
   return async function textOf(
     message: string,
     page: ChunkPage,
     recipients: readonly string[],
     signal: AbortSignal,
-  ): Promise<string> {
+  ): Promise<ChunkText> {
     const key = JSON.stringify([page.campaignId, page.source, page.cursor, page.limit]);
     let rendered = pages.get(key);
     if (!rendered) {
@@ -61,7 +77,7 @@ export function createChunkTexts(loaders: AudienceLoaders = {}, access: Audience
       if (pages.size > PAGES_KEPT) pages.delete(pages.keys().next().value!);
     }
     const byRecipient = await rendered;
-    const distinct = new Set(recipients.map((r) => byRecipient.get(r)));
+    const distinct = new Set(recipients.map((r) => byRecipient.get(r)?.text));
     const [text] = distinct;
     if (distinct.size !== 1 || text === undefined) {
       throw audienceFailure(
@@ -69,6 +85,6 @@ export function createChunkTexts(loaders: AudienceLoaders = {}, access: Audience
         'the audience changed while the campaign ran: a page read again no longer gives its recipients the same text',
       );
     }
-    return text;
+    return { text, fields: recipients.map((r) => byRecipient.get(r)?.fields) };
   };
 }

@@ -13,7 +13,7 @@ import type { MessageStore } from '../src/store/index.js';
 import { outcomeFromStore } from '../src/store/outcome.js';
 import type { AudienceAccess } from '../src/audience/access.js';
 import type { AudienceLoaders } from '../src/audience/loaders.js';
-import { type ChunkPage, createChunkTexts } from './campaign-texts.js';
+import { type ChunkPage, type ChunkText, createChunkTexts } from './campaign-texts.js';
 import { callProvider } from './errors.js';
 import { callingWorkflowId } from './message-store.js';
 import { recordSent } from '../src/tracing/spans.js';
@@ -40,6 +40,10 @@ export interface CampaignBalance {
   spentThisMonth: number;
 }
 
+function rowsOf(recipients: readonly string[], fields: ChunkText['fields']) {
+  return recipients.map((digits, i) => ({ number: `+${digits.replace(/^\+/, '')}`, fields: fields[i] ?? null }));
+}
+
 export function createCampaignProviderActivities(
   client: MessagingClient,
   store: MessageStore,
@@ -63,8 +67,8 @@ export function createCampaignProviderActivities(
       idempotencyKey: string,
       { page, window }: { page?: ChunkPage; window?: RequestWindow } = {},
     ): Promise<CampaignChunkResult> {
-      const message = page ? await textOf(request.message, page, request.recipients, signal()) : request.message;
-      const personal = { ...request, message };
+      const rendered = page ? await textOf(request.message, page, request.recipients, signal()) : undefined;
+      const personal = { ...request, message: rendered?.text ?? request.message };
       const retry = window?.mayHaveBeenSent || Context.current().info.attempt > 1;
       if (window && !retry && nextWindowOpening(Date.now(), window.window) !== null) {
         throw ApplicationFailure.create({
@@ -76,6 +80,8 @@ export function createCampaignProviderActivities(
       const sent = await callProvider(() => client.sms.send(personal, { idempotencyKey, signal: signal() }));
       const workflowId = callingWorkflowId();
       const campaignKey = campaignKeyOf(workflowId);
+      // A personal text's fields are kept, so a retry renders it again after the audience is gone.
+      if (rendered) await store.campaignInputs.keepRows(campaignKey, rowsOf(request.recipients, rendered.fields));
       const traceParent = recordSent(
         sent.messages.map((m) => m.provider_message_id),
         { 'msgflow.campaign_key': campaignKey },

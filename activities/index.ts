@@ -12,6 +12,7 @@ import { createAudienceActivities } from './audience.js';
 import type { AudienceAccess } from '../src/audience/access.js';
 import type { AudienceLoaders } from '../src/audience/loaders.js';
 import { createCampaignProviderActivities } from './campaign.js';
+import { createCampaignInputActivities, withBuiltInLoaders } from './campaign-inputs.js';
 import { createMessageStoreActivities } from './message-store.js';
 import { createProviderActivities } from './provider.js';
 import { createSuppressionActivities } from './suppression.js';
@@ -41,7 +42,12 @@ export function createProviderQueueActivities(
 ) {
   return {
     ...createProviderActivities(messaging, store),
-    ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders, secrets.audienceAccess),
+    ...createCampaignProviderActivities(
+      messaging,
+      store,
+      withBuiltInLoaders(secrets.audienceLoaders, store),
+      secrets.audienceAccess,
+    ),
     ...createOtpActivities(messaging, store, { keyRing: secrets.otpKeyRing, guard: secrets.otpGuard }),
     ...createVoiceActivities(messaging),
     ...createContactActivities(messaging),
@@ -62,6 +68,10 @@ export function createWorkflowQueueActivities(store: MessageStore, options: Work
   return {
     ...createMessageStoreActivities(store),
     ...createSuppressionActivities(store),
-    ...createAudienceActivities({ loaders: options.audienceLoaders, access: options.audienceAccess }),
+    ...createCampaignInputActivities(store),
+    ...createAudienceActivities({
+      loaders: withBuiltInLoaders(options.audienceLoaders, store),
+      access: options.audienceAccess,
+    }),
   };
 }

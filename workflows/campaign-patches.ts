@@ -15,4 +15,6 @@ export const CAMPAIGN_PATCHES = {
   severalChunksPerPage: 'several-chunks-per-page',
   /** The default of messages awaiting an outcome rose from 5,000 (outcomes are told at most twice a second). */
   maxOutstanding8000: 'max-outstanding-8000',
+  /** The first run keeps its input in the message store, for a retry to the failed. */
+  keepInputForRetry: 'keep-input-for-retry',
 } as const;

@@ -5,6 +5,7 @@
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createAudienceActivities } from '../activities/audience.js';
 import type { CampaignChunkResult, createCampaignProviderActivities } from '../activities/campaign.js';
+import type { createCampaignInputActivities } from '../activities/campaign-inputs.js';
 import type { CampaignInput } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS, RECIPIENT_TIME_ZONE } from '../src/api/constants.js';
 import { uniformText } from '../src/api/message-template.js';
@@ -22,7 +23,7 @@ import { type RequestWindow, windowOfChunk } from '../src/definitions/send-windo
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { CAMPAIGN_PATCHES } from './campaign-patches.js';
-import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
+import { PROVIDER_ACTIVITY_OPTIONS, STORE_ACTIVITY_OPTIONS } from './options.js';
 import { BOUNDED_RETRY } from './retry-policies.js';
 import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
@@ -51,6 +52,14 @@ const audience = proxyActivities<ReturnType<typeof createAudienceActivities>>({
   heartbeatTimeout: '2 minutes',
   retry: BOUNDED_RETRY,
 });
+
+/** Keeps the input in the message store, where a retry to the failed finds it (runs recorded before did not). */
+export async function keepInputForRetry(input: CampaignInput): Promise<void> {
+  if (!patched(CAMPAIGN_PATCHES.keepInputForRetry)) return;
+  await proxyActivities<ReturnType<typeof createCampaignInputActivities>>(STORE_ACTIVITY_OPTIONS).keepCampaignInput(
+    input,
+  );
+}
 
 /** A message with placeholders: each recipient's text is rendered from their audience fields. */
 export function isPersonal(input: CampaignInput): boolean {

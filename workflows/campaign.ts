@@ -15,6 +15,7 @@ import { CampaignRun } from './campaign-run.js';
 import { type CampaignState, nextStep } from './campaign-state.js';
 import { CAMPAIGN_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
+import { keepInputForRetry } from './campaign-steps.js';
 
 export { CAMPAIGN_FAILURES } from './campaign-steps.js';
 
@@ -22,7 +23,10 @@ export async function smsCampaign(input: CampaignInput, carried?: CampaignState)
   checkFirstInput(CAMPAIGN_INPUT, input);
   const run = new CampaignRun(input, carried);
   run.answerSignalsQueriesAndUpdates();
-  if (run.state.runs === 1) tagForOperators(input);
+  if (run.state.runs === 1) {
+    tagForOperators(input);
+    await keepInputForRetry(input);
+  }
   if (!run.state.preflightDone) await run.preflight();
 
   // Send while there is room and the window is open, settle what is overdue, drain; then finish, or hand over

@@ -19,10 +19,11 @@ import {
 } from '../api/campaign-io.js';
 import { parseEnv, WorkerEnv } from '../config.js';
 import type { CampaignStatus } from '../starter/campaign-status.js';
+import { campaignRelationsByKey } from '../starter/campaign-retry.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { Msgflow } from '../starter/index.js';
 import { connectClient } from '../temporal/connection.js';
-import { addCampaignReportCommand } from './reports.js';
+import { addCampaignReportCommand, formatRelations } from './reports.js';
 import {
   CliInputError,
   describeFailure,
@@ -412,8 +413,11 @@ export function registerCampaignCommands(campaign: Command): void {
   ).action(async (key: string, flags: JsonFlag) => {
     await withMsgflow(async (msgflow) => {
       const run = msgflow.campaign(key);
-      const status = await run.status();
-      printResult(flags, { workflowId: run.workflowId, ...status }, () => formatStatus(run.workflowId, status));
+      const [status, relations] = await Promise.all([run.status(), campaignRelationsByKey(msgflow.client, run.key)]);
+      printResult(flags, { workflowId: run.workflowId, ...status, ...relations }, () => [
+        ...formatStatus(run.workflowId, status),
+        ...formatRelations(relations),
+      ]);
       // A campaign that ended without completing is a failed command, with the exit status of its cause.
       if (status.failure) process.exitCode = exitCodeOf(status.failure);
     });

@@ -29,7 +29,16 @@ export const COMMANDS: readonly TopLevelCommand[] = [
   {
     name: 'campaign',
     description: 'SMS campaigns of any size (the smsCampaign workflow)',
-    load: async () => (await import('./campaign.js')).registerCampaignCommands,
+    load: async () => {
+      const [{ registerCampaignCommands }, { addCampaignRetryCommand }] = await Promise.all([
+        import('./campaign.js'),
+        import('./campaign-retry.js'),
+      ]);
+      return (command) => {
+        registerCampaignCommands(command);
+        addCampaignRetryCommand(command);
+      };
+    },
   },
   {
     name: 'message',

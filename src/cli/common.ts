@@ -8,6 +8,7 @@ import { DurationError, parseDuration } from '../api/duration.js';
 import type { FailureReason } from '../api/failure-reason.js';
 import { explainFailure, isRefusal } from '../starter/failures.js';
 import { KeyReusedError } from '../starter/start-once.js';
+import { CampaignStillRunningError, NoKeptInputError } from '../starter/campaign-retry.js';
 import type { StartedWorkflow } from '../starter/started-workflow.js';
 import { InvalidWorkflowInputError } from '../starter/validate.js';
 import { EXIT_CODES, type ExitCode } from './exit-status.js';
@@ -39,6 +40,8 @@ export function fail(
  */
 export function exitCodeForError(error: unknown): ExitCode | undefined {
   if (error instanceof KeyReusedError || error instanceof InvalidWorkflowInputError) return EXIT_CODES.badInput;
+  if (error instanceof CampaignStillRunningError) return EXIT_CODES.refused;
+  if (error instanceof NoKeptInputError) return EXIT_CODES.failed;
   return undefined;
 }
 
@@ -49,7 +52,9 @@ export function exitCodeForError(error: unknown): ExitCode | undefined {
 export function failOnRefusal(error: unknown): void {
   const exitCode = exitCodeForError(error);
   if (exitCode === undefined) return;
-  fail((error as Error).message, exitCode, { usageHint: !(error instanceof KeyReusedError) });
+  fail((error as Error).message, exitCode, {
+    usageHint: exitCode === EXIT_CODES.badInput && !(error instanceof KeyReusedError),
+  });
 }
 
 /** Awaits a workflow's start; a refusal exitCodeForError knows ends the command with its message and status. */

@@ -6,6 +6,7 @@
 import { type Command, Option } from 'commander';
 import type { ReportRow, StoredMessage } from '../store/index.js';
 import { CampaignReports } from '../starter/reports.js';
+import { type CampaignRelations, campaignRelations } from '../starter/campaign-retry.js';
 import { fail, type JsonFlag, printResult, withJson } from './common.js';
 import { withStore } from './store.js';
 
@@ -27,6 +28,11 @@ function csvField(value: string | boolean | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** How a campaign and its retry name each other: `retry of <key>`, `retried by <key>:retry`. */
+export function formatRelations({ retryOf, retriedBy }: CampaignRelations): string[] {
+  return [...(retryOf ? [`  retry of ${retryOf}`] : []), ...(retriedBy ? [`  retried by ${retriedBy}`] : [])];
+}
+
 export function addCampaignReportCommand(campaign: Command): void {
   withJson(
     campaign
@@ -41,12 +47,15 @@ export function addCampaignReportCommand(campaign: Command): void {
   ).action(async (key: string, flags: JsonFlag & { status?: string; format: 'csv' | 'ndjson' }) => {
     await withStore(async (store) => {
       const rows = new CampaignReports(store).rows(key, { status: flags.status });
+      const relations = await campaignRelations(store, key);
       if (flags.json) {
         const all: ReturnType<typeof reportRecord>[] = [];
         for await (const row of rows) all.push(reportRecord(row));
-        console.log(JSON.stringify({ campaignKey: key, rows: all }, null, 2));
+        console.log(JSON.stringify({ campaignKey: key, ...relations, rows: all }, null, 2));
         return;
       }
+      // On stderr: stdout stays the rows alone, as a file of them.
+      for (const line of formatRelations(relations)) console.error(`campaign ${key}: ${line.trim()}`);
       if (flags.format === 'csv') console.log(REPORT_COLUMNS.join(','));
       for await (const row of rows) {
         const record = reportRecord(row);

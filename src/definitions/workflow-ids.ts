@@ -32,6 +32,20 @@ export function campaignKeyOf(workflowId: string): string {
   return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
 }
 
+/** A campaign's retry (resending to its failed recipients) is keyed `<key>:retry`; its retry `<key>:retry:retry`. */
+export const RETRY_KEY_SUFFIX = ':retry';
+
+export function retryKeyOf(key: string): string {
+  return `${key}${RETRY_KEY_SUFFIX}`;
+}
+
+/** The key a retry's key retries, or null for a key that is not a retry's. */
+export function retriedKeyOf(key: string): string | null {
+  return key.endsWith(RETRY_KEY_SUFFIX) && key.length > RETRY_KEY_SUFFIX.length
+    ? key.slice(0, -RETRY_KEY_SUFFIX.length)
+    : null;
+}
+
 export function contactsWorkflowId(key: string): string {
   return `${WORKFLOW_ID_PREFIXES.contacts}${key}`;
 }

@@ -22,6 +22,17 @@ export {
   otpWorkflowId,
 } from '../starter/otp.js';
 export type { CampaignRun } from '../starter/campaigns.js';
+// Resending a campaign to its failed recipients (Msgflow.retryCampaign).
+export {
+  type CampaignRelations,
+  campaignRelations,
+  CampaignStillRunningError,
+  NoKeptInputError,
+  preflightEstimate,
+  type RetryOptions,
+  type RetryOverrides,
+} from '../starter/campaign-retry.js';
+export { DEFAULT_RETRY_STATUSES, RETRY_STATUSES, type RetryStatus } from '../api/campaign-retry.js';
 // Why a workflow failed: its root cause under Temporal's wrappers, and a campaign's status whatever its state.
 export { explainFailure, rootCause } from '../starter/failures.js';
 export type { ActivityRetry, FailureReason, FailureStatus } from '../api/failure-reason.js';

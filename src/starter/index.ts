@@ -26,6 +26,7 @@ import { awaitMessageWorkflowId, smsWorkflowId } from '../definitions/workflow-i
 import type { awaitMessage } from '../../workflows/await-message.js';
 import type { sendSms } from '../../workflows/send-sms.js';
 import { type CampaignRun, campaignRun, startCampaign } from './campaigns.js';
+import { retryCampaign, type RetryOptions } from './campaign-retry.js';
 import { startContactCheck } from './contacts.js';
 import type { OtpKeys } from '../crypto/otp-keys.js';
 import { otpState, sendOtp, verifyOtp } from './otp.js';
@@ -43,10 +44,11 @@ export interface MsgflowOptions {
   /** Needed by the OTP methods (`otpKeysFromEnv()` reads them from MSGFLOW_OTP_HASH_KEY / MSGFLOW_OTP_SEAL_KEY). */
   otpKeys?: OtpKeys;
   /**
-   * The message store the worker and ingress use: needed by `reports`, `suppressions` and `eraseNumber`
+   * The message store the worker and ingress use: needed by `reports`, `suppressions`, `eraseNumber` and
+   * `retryCampaign`
    * (`openMessageStore(storeOptionsFromEnv())`).
    */
-  store?: Pick<MessageStore, 'report' | 'settled' | 'message' | 'eraseNumber'> & SuppressionStore;
+  store?: Pick<MessageStore, 'report' | 'settled' | 'message' | 'eraseNumber' | 'campaignInputs'> & SuppressionStore;
 }
 
 export class Msgflow {
@@ -132,6 +134,18 @@ export class Msgflow {
   ): Promise<CampaignRun> {
     const parsed = validate(CampaignInput, input, 'Invalid campaign');
     return startCampaign(this.client, this.taskQueue, parsed, validate(CampaignKey, key, 'Invalid campaign key'));
+  }
+
+  /**
+   * Resends campaign `key` to its recipients whose final state is failed, undelivered or expired (`statuses`
+   * picks others; never one delivered, invalid, or on the suppression list now): a campaign keyed
+   * `<key>:retry`, started once (again: the same run), with the first's input as the message store keeps it
+   * and `overrides` applied. Throws CampaignStillRunningError while the first runs. `preflightEstimate(run)`
+   * tells its count and price. Needs the message store (see MsgflowOptions).
+   */
+  async retryCampaign(key: string, options: RetryOptions = {}): Promise<CampaignRun> {
+    const target = { client: this.client, taskQueue: this.taskQueue, store: this.storeFor('retryCampaign') };
+    return retryCampaign(target, key, options);
   }
 
   /** The campaign with this key (or its workflow id), e.g. to watch or steer one started elsewhere. */

@@ -65,6 +65,23 @@ CREATE TABLE relay_claims (
 );
 `;
 
+// campaign_inputs: a campaign's input (JSON) as it started, sealed when encrypted: it holds the text.
+// campaign_rows: each recipient's audience fields (JSON, sealed) of a personal campaign, by the number's lookup.
+const V9_CAMPAIGN_INPUTS = (bigint: string) => `
+CREATE TABLE campaign_inputs (
+  campaign_key TEXT PRIMARY KEY,
+  input TEXT NOT NULL,
+  kept_at ${bigint} NOT NULL
+);
+CREATE TABLE campaign_rows (
+  campaign_key TEXT NOT NULL,
+  recipient_lookup TEXT NOT NULL,
+  fields TEXT NOT NULL,
+  PRIMARY KEY (campaign_key, recipient_lookup)
+);
+CREATE INDEX campaign_rows_by_recipient ON campaign_rows (recipient_lookup);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -205,5 +222,11 @@ ${OTP_EVENT_INDEXES}`,
     name: 'the outbox: which outcomes are still to be told to their workflows, and the relays claims (outbox.ts)',
     sqlite: V8_OUTBOX('INTEGER'),
     postgres: V8_OUTBOX('BIGINT'),
+  },
+  {
+    version: 9,
+    name: "what a campaign's retry needs: its input and personal rows (campaign-inputs.ts)",
+    sqlite: V9_CAMPAIGN_INPUTS('INTEGER'),
+    postgres: V9_CAMPAIGN_INPUTS('BIGINT'),
   },
 ];

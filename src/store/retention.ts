@@ -2,7 +2,8 @@
  * Retention: rows of messages with no activity for `retentionMs` are deleted, hourly, never while a workflow
  * still waits for them. A waiter unreleased for twice the retention (and at least 62 days, beyond any wait
  * window) belongs to a workflow that ended without releasing it, e.g. terminated, and keeps nothing.
- * Rejected events and the OTP record older than the cutoff go with them.
+ * Rejected events and the OTP record older than the cutoff go with them, and a campaign's kept input (for its
+ * retry) once none of its messages is left.
  */
 import { BATCH, list, type StoreContext } from './sql.js';
 import { type MessageStore, type PurgeResult, StoreInputError } from './types.js';
@@ -77,9 +78,23 @@ export function retention({ driver }: StoreContext): Pick<MessageStore, 'purge'>
         tx.run('DELETE FROM rejected_events WHERE received_at < ?', [cutoff]),
       );
       const otpEvents = await driver.transaction((tx) => tx.run('DELETE FROM otp_events WHERE at < ?', [cutoff]));
+      await purgeCampaignInputs(driver, cutoff);
       return { messages, rejectedEvents, otpEvents };
     },
   };
+}
+
+/** A campaign's kept input and rows go once it is older than the cutoff and none of its messages is left. */
+async function purgeCampaignInputs(driver: StoreContext['driver'], cutoff: number): Promise<void> {
+  const noMessages = (table: string) =>
+    `NOT EXISTS (SELECT 1 FROM messages m WHERE m.campaign_key = ${table}.campaign_key)`;
+  await driver.transaction(async (tx) => {
+    await tx.run(`DELETE FROM campaign_inputs WHERE kept_at < ? AND ${noMessages('campaign_inputs')}`, [cutoff]);
+    await tx.run(
+      `DELETE FROM campaign_rows WHERE ${noMessages('campaign_rows')}
+         AND NOT EXISTS (SELECT 1 FROM campaign_inputs i WHERE i.campaign_key = campaign_rows.campaign_key)`,
+    );
+  });
 }
 
 function checkDate(name: string, date: Date): number {

@@ -2,6 +2,7 @@
  * The message store over either dialect, composed of its parts (each a concern with its own tables), all
  * over the one driver `openMessageStore` opened: the SQL is shared, `driver.ts` hides the differences.
  */
+import { campaignInputStore } from './campaign-inputs.js';
 import type { Driver } from './driver.js';
 import { SqlOtpEvents } from './otp-events.js';
 import { sqlOutbox } from './outbox.js';
@@ -25,6 +26,7 @@ export function sqlMessageStore(driver: Driver, personal: PersonalData, hooks: S
     ...requestBuckets(context),
     otp: new SqlOtpEvents(driver, personal),
     outbox: sqlOutbox(context),
+    campaignInputs: campaignInputStore(context),
     close: () => driver.close(),
   };
 }

@@ -140,6 +140,8 @@ function numberErasure({ driver, personal }: StoreContext): Pick<MessageStore, '
           `UPDATE messages SET recipient = NULL, recipient_lookup = NULL WHERE recipient_lookup IN (${list(lookups.length)})`,
           lookups,
         );
+        // A personal campaign's row of the person's fields goes with the number (its retry then skips them).
+        await tx.run(`DELETE FROM campaign_rows WHERE recipient_lookup IN (${list(lookups.length)})`, lookups);
         // The OTP record keeps the send (its country and keyed prefix still count for the guard), not the number.
         await tx.run(
           `UPDATE otp_events SET number = NULL, number_lookup = NULL WHERE number_lookup IN (${list(lookups.length)})`,

@@ -255,6 +255,8 @@ export interface MessageStore {
   readonly otp: OtpEventStore;
   /** Outcomes recorded and not yet told to their workflows, and the relays' claims on telling them. */
   readonly outbox: Outbox;
+  /** What a campaign's retry needs: its input, its recipients' fields, who to send to again. */
+  readonly campaignInputs: CampaignInputStore;
   close(): Promise<void>;
 }
 
@@ -329,4 +331,33 @@ export interface Outbox {
   backlog(): Promise<OutboxBacklog>;
   /** Forgets claims that hold nothing any more (lease over, last told before `before`); returns how many. */
   forgetClaims(before: number): Promise<number>;
+}
+
+/** One recipient a retry sends to: the number, and its audience fields when the campaign was personal. */
+export interface RetryRecipient {
+  number: string;
+  fields: Record<string, string> | null;
+}
+
+export interface RetryRecipientQuery {
+  campaignKey: string;
+  /** Final states to send to again (never `delivered`). */
+  statuses: readonly string[];
+  after?: string;
+  limit: number;
+}
+
+export interface CampaignInputStore {
+  /** Keeps the input a campaign started with (a later start under the same key replaces it). */
+  keep(campaignKey: string, input: unknown): Promise<void>;
+  /** The input kept for a campaign, or null. */
+  input(campaignKey: string): Promise<unknown>;
+  /** Keeps recipients' audience fields (numbers +E.164); a recipient kept already stays as it is. */
+  keepRows(campaignKey: string, recipients: readonly RetryRecipient[]): Promise<void>;
+  /**
+   * The campaign's recipients whose final state is one of `statuses` and who got no delivered message from
+   * it, each once, in a stable order a page at a time. Entries it refused as invalid were never sent, so are
+   * never here.
+   */
+  retryRecipients(query: RetryRecipientQuery): Promise<Page<RetryRecipient>>;
 }
