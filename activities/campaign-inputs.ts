@@ -3,6 +3,7 @@
  * run begins, and the built-in audience loader that pages through a campaign's failed recipients there.
  */
 import { RETRY_AUDIENCE_LOADER, RetryAudienceParams } from '../src/api/campaign-retry.js';
+import { isJsonObject } from '../src/api/json.js';
 import { audienceFailure, AUDIENCE_FAILURES } from '../src/audience/failures.js';
 import type { AudienceLoader, AudienceLoaders } from '../src/audience/loaders.js';
 import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
@@ -15,9 +16,18 @@ export function createCampaignInputActivities(store: InputStore) {
   return {
     /** Keeps the calling campaign's input (a later start under its key replaces it). */
     async keepCampaignInput(input: unknown): Promise<void> {
-      await store.campaignInputs.keep(campaignKeyOf(callingWorkflowId()), input);
+      await store.campaignInputs.keep(campaignKeyOf(callingWorkflowId()), keptInputOf(input));
     },
   };
+}
+
+/**
+ * What a retry needs of an input: all but an inline audience's numbers. A retry's audience is the store's
+ * failed recipients, and numbers kept here would outlive `msgflow data erase`.
+ */
+export function keptInputOf(input: unknown): unknown {
+  if (!isJsonObject(input) || !isJsonObject(input.audience) || input.audience.type !== 'inline') return input;
+  return { ...input, audience: { type: 'inline', recipients: [] } };
 }
 
 /**

@@ -4,7 +4,7 @@
  * and inputs name the campaign retried.
  */
 import { describe, expect, it } from 'vitest';
-import { retryAudienceLoader, retryRow } from '../../activities/campaign-inputs.js';
+import { keptInputOf, retryAudienceLoader, retryRow } from '../../activities/campaign-inputs.js';
 import { RETRY_AUDIENCE_LOADER, retriedCampaignOf } from '../../src/api/campaign-retry.js';
 import { rowOf } from '../../src/audience/sources.js';
 import { retriedKeyOf, retryKeyOf } from '../../src/definitions/workflow-ids.js';
@@ -132,5 +132,14 @@ describe('a retry refused before anything is asked', () => {
       InvalidWorkflowInputError,
     );
     await expect(retryCampaign(target, 'spring', { statuses: [] })).rejects.toThrow(InvalidWorkflowInputError);
+  });
+});
+
+describe('the input kept for a retry', () => {
+  it("keeps no inline audience's numbers, and everything else as given", () => {
+    const inline = { sender: 'ACME', message: 'Hi', audience: { type: 'inline', recipients: ['2348030000021'] } };
+    expect(keptInputOf(inline)).toEqual({ ...inline, audience: { type: 'inline', recipients: [] } });
+    const file = { sender: 'ACME', message: 'Hi {name}', audience: { type: 'file', path: '/data/due.csv' } };
+    expect(keptInputOf(file)).toEqual(file);
   });
 });
