@@ -13,4 +13,6 @@ export const CAMPAIGN_PATCHES = {
   holdChunkReadWhileStopped: 'hold-chunk-read-while-stopped',
   /** A uniform campaign reads several chunks per page. */
   severalChunksPerPage: 'several-chunks-per-page',
+  /** A campaign's provider calls carry its team as their fairness key. */
+  teamFairnessKey: 'team-fairness-key',
 } as const;

@@ -41,6 +41,19 @@ CREATE TABLE waiters (
 CREATE INDEX waiters_by_workflow ON waiters (workflow_id);
 `;
 
+// served: bulk requests granted, each counted 1/weight; asked_at: the last ask; refused_at: the last refusal
+// while the team still waits (NULL once granted).
+const V9_BUDGET_TEAMS = (real: string, bigint: string) => `
+CREATE TABLE request_budget_teams (
+  budget TEXT NOT NULL,
+  team TEXT NOT NULL,
+  served ${real} NOT NULL,
+  asked_at ${bigint} NOT NULL,
+  refused_at ${bigint},
+  PRIMARY KEY (budget, team)
+);
+`;
+
 const OTP_EVENT_INDEXES = `
 CREATE INDEX otp_sends_by_prefix ON otp_events (prefix, at) WHERE kind = 'send';
 CREATE INDEX otp_sends_by_country ON otp_events (country, at) WHERE kind = 'send';
@@ -205,5 +218,12 @@ ${OTP_EVENT_INDEXES}`,
     name: 'the outbox: which outcomes are still to be told to their workflows, and the relays claims (outbox.ts)',
     sqlite: V8_OUTBOX('INTEGER'),
     postgres: V8_OUTBOX('BIGINT'),
+  },
+  {
+    // Numbered 9 on its own branch; 11 once merged beside the other two new migrations.
+    version: 9,
+    name: "each team's standing in a request budget: its fair share of the bulk requests (team-shares.ts)",
+    sqlite: V9_BUDGET_TEAMS('REAL', 'INTEGER'),
+    postgres: V9_BUDGET_TEAMS('DOUBLE PRECISION', 'BIGINT'),
   },
 ];
