@@ -4,6 +4,7 @@
  * (MSGFLOW_TEAM_WEIGHTS, or one or more a line in MSGFLOW_TEAM_WEIGHTS_FILE); a team not named weighs 1.
  */
 import { z } from 'zod';
+import { TEAM_NAME_PATTERN } from './constants.js';
 
 /** The team of a campaign started without one. */
 export const DEFAULT_TEAM = 'default';
@@ -14,7 +15,7 @@ export const DEFAULT_TEAM_WEIGHT = 1;
 /** Carried as the campaign's Temporal fairness key (at most 64 bytes): ASCII letters, digits, `_ . -`. */
 export const TeamName = z
   .string()
-  .regex(/^[A-Za-z0-9][\w.-]{0,63}$/, 'must be a team name: letters, digits, _ . - (at most 64), e.g. clinic');
+  .regex(TEAM_NAME_PATTERN, 'must be a team name: letters, digits, _ . - (at most 64), e.g. clinic');
 
 /** A team's share relative to the others': 3 beside 1 gets three quarters of the requests. */
 export const TeamWeight = z.number().positive('must be more than 0').max(1000, 'must be at most 1000');
