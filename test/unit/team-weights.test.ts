@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CampaignInput } from '../../src/api/campaign-io.js';
+import { CampaignInput, CampaignScheduleInput } from '../../src/api/campaign-io.js';
+import { campaignFieldsFrom } from '../../src/cli/campaign.js';
 import { parseTeamWeights, TeamWeightsError } from '../../src/api/team-weights.js';
 import { ConfigError, parseEnv, WorkerSettings } from '../../src/config.js';
 import { teamWeightsOf, WEIGHTS_RECHECK_MS } from '../../src/temporal/team-weights.js';
@@ -57,6 +58,10 @@ describe('parseTeamWeights', () => {
     expect(CampaignInput.safeParse({ ...input, team: 'clinic' }).success).toBe(true);
     expect(CampaignInput.safeParse({ ...input, team: 'a b' }).error?.issues[0]?.message).toMatch(/team name/);
     expect(CampaignInput.safeParse({ ...input, team: 'x'.repeat(65) }).success).toBe(false);
+    // `--team` on campaign start and schedule create/update, and a schedule's campaign.
+    expect(campaignFieldsFrom({ team: 'clinic' })).toEqual({ team: 'clinic' });
+    const schedule = { id: 'reminders', timing: { cron: ['0 9 * * *'] }, campaign: { ...input, team: 'clinic' } };
+    expect(CampaignScheduleInput.parse(schedule).campaign.team).toBe('clinic');
   });
 });
 
