@@ -111,11 +111,14 @@ describe('team shares of the bulk requests', () => {
     expect(perMinute(alone.grants.get('clinic')!, MINUTE, 3 * MINUTE)).toBeGreaterThanOrEqual(0.95 * LIMIT);
   });
 
-  it('keeps the interactive requests first: they wait at most one refill beside two busy teams', () => {
+  it('keeps the interactive requests first: nearly all granted at once, none after more than one refill', () => {
     const settings = budgetSettings(LIMIT);
     const result = simulate([heavy('clinic', () => 3), heavy('marketing', () => 1)], 3 * MINUTE, 5_000);
     expect(result.interactiveWaits.length).toBeGreaterThan(30);
     expect(Math.max(...result.interactiveWaits)).toBeLessThanOrEqual(Math.ceil(1 / settings.perMs));
+    // They take the reserve the campaigns leave: nearly all at once.
+    const atOnce = result.interactiveWaits.filter((wait) => wait === 0).length;
+    expect(atOnce / result.interactiveWaits.length).toBeGreaterThanOrEqual(0.9);
     expect(shareOf(result, 'clinic', MINUTE, 3 * MINUTE)).toBeCloseTo(0.75, 1);
   });
 
