@@ -6,6 +6,7 @@ import { cpus, totalmem } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
 import { campaignBenchmark } from './campaign.js';
+import { fairnessBenchmark } from './fairness.js';
 import { cliBenchmark } from './cli.js';
 import { targetFromEnv } from './campaign-target.js';
 import { type Benchmark, formatTable, saveResult, type StandaloneBenchmark } from './harness.js';
@@ -29,6 +30,7 @@ const BENCHMARKS: Array<Benchmark | StandaloneBenchmark> = [
   sandboxBenchmark,
   campaignBenchmark,
   rateLimitBenchmark,
+  fairnessBenchmark,
 ];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { durationText } from './api/duration.js';
 import { detailsOf } from './api/errors.js';
+import { TeamWeightsText } from './api/team-weights.js';
 
 /** Where `msgflow dev` keeps its state and writes the connection settings other commands read. */
 export const DATA_DIR = '.data';
@@ -109,6 +110,21 @@ export const ProviderEnv = z.object({
   MSGFLOW_RATE_LIMIT_PER_MINUTE: z.coerce.number().positive().default(120),
 });
 export type ProviderEnv = z.infer<typeof ProviderEnv>;
+
+/**
+ * Teams' weights in the token's bulk requests (src/api/team-weights.ts): `clinic:3,marketing:1`, or a file of
+ * such entries that every worker re-reads when it changes. A team not named weighs 1.
+ */
+export const TeamWeightsEnv = z.object({
+  MSGFLOW_TEAM_WEIGHTS: TeamWeightsText.optional(),
+  MSGFLOW_TEAM_WEIGHTS_FILE: z.string().min(1).optional(),
+});
+export type TeamWeightsEnv = z.infer<typeof TeamWeightsEnv>;
+const oneSourceOfWeights = (env: TeamWeightsEnv) => !(env.MSGFLOW_TEAM_WEIGHTS && env.MSGFLOW_TEAM_WEIGHTS_FILE);
+const twoSourcesOfWeights = {
+  message: 'set MSGFLOW_TEAM_WEIGHTS or MSGFLOW_TEAM_WEIGHTS_FILE, not both',
+  path: ['MSGFLOW_TEAM_WEIGHTS_FILE'],
+};
 
 export const IngressEnv = z.object({
   MSGFLOW_INGRESS_HOST: z.string().default('127.0.0.1'),
@@ -310,11 +326,13 @@ export const WorkerSettings = z
     ...TracingEnv.shape,
     ...WorkerEnv.shape,
     ...ProviderEnv.shape,
+    ...TeamWeightsEnv.shape,
     ...OtpGuardEnv.shape,
     ...OtpEnv.shape,
     ...EncryptionEnv.shape,
     ...MetricsEnv.shape,
     ...storeFields,
   })
-  .refine(hasLookupKeyWhenEncrypted, missingLookupKey);
+  .refine(hasLookupKeyWhenEncrypted, missingLookupKey)
+  .refine(oneSourceOfWeights, twoSourcesOfWeights);
 export type WorkerSettings = z.infer<typeof WorkerSettings>;

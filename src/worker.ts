@@ -24,6 +24,7 @@ import { otpSealKeyRingOf } from './crypto/otp-keys.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
+import { teamWeightsOf } from './temporal/team-weights.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { startTracing } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
@@ -55,6 +56,8 @@ export interface MsgflowWorkerOptions {
   providerRatePerMinute: number;
   /** The token's request budget in the store (default `provider`): every worker using the token shares it. */
   requestBudget?: string;
+  /** A team's weight in the budget's bulk requests, asked at each request (`teamWeightsOf`); default 1 for all. */
+  teamWeight?: (team: string) => number;
   /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
@@ -87,7 +90,12 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   const tracing = workerTracing();
   const workflowBundle = options.workflowBundle ?? (await bundleMsgflowWorkflows({ traced: tracing !== undefined }));
   const audienceSources = { audienceLoaders: options.audienceLoaders, audienceAccess: options.audienceAccess };
-  const gate = storeRequestGate(store, options.requestBudget ?? 'provider', options.providerRatePerMinute);
+  const gate = storeRequestGate(
+    store,
+    options.requestBudget ?? 'provider',
+    options.providerRatePerMinute,
+    options.teamWeight,
+  );
   // A person waits on each OTP call: the workflow makes it as a local activity, without a round trip through
   // the server's provider queue.
   const otpCalls = createOtpActivities(messaging, store, { keyRing: options.otpKeyRing, guard: options.otpGuard });
@@ -222,6 +230,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   if (!settings.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const otpGuard = otpGuardOf(settings);
+  const teamWeight = teamWeightsOf(settings, createLogger('worker'));
   const dataConverter = dataConverterOf(settings);
   // Before any native connection: the runtime is created once per process.
   await installWorkerRuntime({
@@ -243,6 +252,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     messaging,
     store,
     providerRatePerMinute: settings.MSGFLOW_RATE_LIMIT_PER_MINUTE,
+    teamWeight,
     audienceLoaders: settings.MSGFLOW_AUDIENCE_LOADERS
       ? await importAudienceLoaders(settings.MSGFLOW_AUDIENCE_LOADERS)
       : undefined,

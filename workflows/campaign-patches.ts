@@ -17,4 +17,6 @@ export const CAMPAIGN_PATCHES = {
   maxOutstanding8000: 'max-outstanding-8000',
   /** The first run keeps its input in the message store, for a retry to the failed. */
   keepInputForRetry: 'keep-input-for-retry',
+  /** A campaign's provider calls carry its team as their fairness key. */
+  teamFairnessKey: 'team-fairness-key',
 } as const;

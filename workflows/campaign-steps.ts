@@ -40,10 +40,13 @@ export interface CampaignContext {
   chunkSize: number;
 }
 
-function provider() {
+/** The campaign's provider calls; with a team, they carry it as their fairness key (the request budget's share). */
+function provider({ team }: CampaignInput) {
+  const fairness = team !== undefined && patched(CAMPAIGN_PATCHES.teamFairnessKey);
   return proxyActivities<ReturnType<typeof createCampaignProviderActivities>>({
     ...PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(workflowInfo().taskQueue),
+    ...(fairness ? { priority: { fairnessKey: team } } : {}),
   });
 }
 
@@ -101,7 +104,7 @@ export async function preflight(campaign: CampaignContext, state: CampaignState,
   const { input } = campaign;
   const source = input.audience;
   const estimateCost = input.preflight ?? CAMPAIGN_DEFAULTS.preflight;
-  const askAccount = () => Promise.all([provider().getCampaignPricing(), provider().getCampaignBalance()]);
+  const askAccount = () => Promise.all([provider(input).getCampaignPricing(), provider(input).getCampaignBalance()]);
   const early = estimateCost && askAccountAtOnce ? askAccount() : undefined;
   // Handled here too: if reading the audience fails first, nobody awaits it, and that must not fail the task.
   early?.catch(() => undefined);
@@ -265,7 +268,7 @@ export function sendChunk(
   const message = page ? input.message : (uniformText(input.message) ?? input.message);
   const zoned = windowOfChunk(input.sendWindow, chunk.timeZone);
   const window: RequestWindow | undefined = zoned ? { window: zoned, mayHaveBeenSent } : undefined;
-  return provider().sendCampaignChunk(
+  return provider(input).sendCampaignChunk(
     { recipients: chunk.recipients, sender: input.sender, message },
     // The first run's id is kept by continue-as-new, a reset and a worker crash, but not by a new start
     // with the same workflow id (a schedule's runs can share one), so no two campaigns share a key.

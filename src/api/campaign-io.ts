@@ -20,6 +20,7 @@ import {
   RECIPIENT_TIME_ZONE,
 } from './constants.js';
 import { parseTemplate, uniformText } from './message-template.js';
+import { TeamName } from './team-weights.js';
 import { isTimeZone, NOT_A_TIME_ZONE } from './time-zone.js';
 
 export { MAX_INLINE_RECIPIENTS } from './constants.js';
@@ -206,6 +207,8 @@ export const CampaignInput = z
     defaultCountry: CountryCode.optional(),
     /** History events after which a run continues as new (default 2000). */
     maxEventsPerRun: z.number().int().min(200).max(10_000).optional(),
+    /** Who the campaign sends for: teams on one token share its requests by weight (default team `default`). */
+    team: TeamName.optional(),
   })
   .refine((c) => c.audience.type !== 'inline' || c.sendWindow?.timeZone !== RECIPIENT_TIME_ZONE, {
     message: "timeZone 'recipient' needs a file, URL or loader audience (each recipient's zone is found as it is read)",

@@ -32,6 +32,9 @@ export const MAX_SMS_RECIPIENTS = 50;
 /** A recipient's shape: international format, digits only (whether it is a real number needs libphonenumber). */
 export const RECIPIENT_DIGITS = /^[1-9]\d{6,14}$/;
 /** Approved sender identifiers: alphanumeric (up to 11 characters) or a numeric short/long code. */
+/** A team's name (src/api/team-weights.ts): also its campaigns' Temporal fairness key, at most 64 bytes. */
+export const TEAM_NAME_PATTERN = /^[A-Za-z0-9][\w.-]{0,63}$/;
+
 export const SENDER_ID_PATTERN = /^(?=.*[A-Za-z0-9])[A-Za-z0-9 ]{1,11}$|^\d{3,15}$/;
 
 // Voice

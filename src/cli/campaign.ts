@@ -64,6 +64,7 @@ export interface CampaignFlags {
   waitWindow?: number;
   preflight?: boolean;
   maxOutstanding?: number;
+  team?: string;
 }
 
 /** `--delimiter`: one character, or `tab`. */
@@ -140,7 +141,8 @@ export function addCampaignOptions(command: Command, { required }: { required: b
       '--max-outstanding <n>',
       'messages awaiting a final state before sending pauses',
       positiveInt('--max-outstanding'),
-    );
+    )
+    .option('--team <name>', "the team it sends for: teams share the token's requests by weight (default: default)");
 }
 
 /** The campaign fields the flags set (only those given: `schedule update` merges them). */
@@ -156,6 +158,7 @@ export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown
   if (flags.preflight === false) fields.preflight = false;
   if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;
   if (flags.defaultCountry !== undefined) fields.defaultCountry = flags.defaultCountry;
+  if (flags.team !== undefined) fields.team = flags.team;
   if (flags.window !== undefined) fields.sendWindow = windowFrom(flags);
   else if (
     flags.windowTimeZone !== undefined ||

@@ -105,7 +105,7 @@ function formatInfo(info: CampaignScheduleInfo): string {
     `  next: ${info.nextRuns.slice(0, 3).join(', ') || '-'}${info.nextRuns.length > 3 ? ', …' : ''}`,
     `  recent: ${info.recentRuns.map((r) => r.workflowId).join(', ') || '-'}`,
     `  running: ${info.running.join(', ') || '-'}`,
-    `  campaign: from ${info.campaign.sender}, audience ${info.campaign.audience.type}, message of ${info.campaign.message.length} characters`,
+    `  campaign: from ${info.campaign.sender}, audience ${info.campaign.audience.type}, message of ${info.campaign.message.length} characters${info.campaign.team ? `, team ${info.campaign.team}` : ''}`,
   ].join('\n');
 }
 

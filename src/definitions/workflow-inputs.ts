@@ -17,6 +17,7 @@ import {
   RECIPIENT_DIGITS,
   RECIPIENT_TIME_ZONE,
   SENDER_ID_PATTERN,
+  TEAM_NAME_PATTERN,
 } from '../api/constants.js';
 import { parseTemplate, uniformText } from '../api/message-template.js';
 import {
@@ -186,6 +187,9 @@ export const CAMPAIGN_INPUT: Shape = fields(
       text({ pattern: /^[A-Z]{2}$/, hint: 'must be an ISO 3166-1 alpha-2 country code, e.g. NG' }),
     ),
     maxEventsPerRun: optional(integer({ min: 200, max: 10_000 })),
+    team: optional(
+      text({ pattern: TEAM_NAME_PATTERN, hint: 'must be a team name: letters, digits, _ . - (at most 64)' }),
+    ),
   },
   (value) => campaignRule(value as unknown as CampaignFields),
 );

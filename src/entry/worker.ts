@@ -25,6 +25,9 @@ export {
 } from '../temporal/data-converter.js';
 export { installWorkerRuntime, type WorkerRuntimeOptions } from '../metrics/worker-runtime.js';
 export { otpSealKeyRingFromEnv } from '../crypto/otp-keys.js';
+/** Teams' weights for `createMsgflowWorker`'s `teamWeight`: from MSGFLOW_TEAM_WEIGHTS or a file read live. */
+export { teamWeightsOf } from '../temporal/team-weights.js';
+export { parseTeamWeights, TeamWeightsError, type TeamWeights } from '../api/team-weights.js';
 export { providerTaskQueue, TASK_QUEUES } from '../definitions/task-queues.js';
 export {
   createProviderQueueActivities,

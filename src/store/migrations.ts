@@ -41,6 +41,19 @@ CREATE TABLE waiters (
 CREATE INDEX waiters_by_workflow ON waiters (workflow_id);
 `;
 
+// served: bulk requests granted, each counted 1/weight; asked_at: the last ask; refused_at: the last refusal
+// while the team still waits (NULL once granted).
+const V10_BUDGET_TEAMS = (real: string, bigint: string) => `
+CREATE TABLE request_budget_teams (
+  budget TEXT NOT NULL,
+  team TEXT NOT NULL,
+  served ${real} NOT NULL,
+  asked_at ${bigint} NOT NULL,
+  refused_at ${bigint},
+  PRIMARY KEY (budget, team)
+);
+`;
+
 const OTP_EVENT_INDEXES = `
 CREATE INDEX otp_sends_by_prefix ON otp_events (prefix, at) WHERE kind = 'send';
 CREATE INDEX otp_sends_by_country ON otp_events (country, at) WHERE kind = 'send';
@@ -228,5 +241,11 @@ ${OTP_EVENT_INDEXES}`,
     name: "what a campaign's retry needs: its input and personal rows (campaign-inputs.ts)",
     sqlite: V9_CAMPAIGN_INPUTS('INTEGER'),
     postgres: V9_CAMPAIGN_INPUTS('BIGINT'),
+  },
+  {
+    version: 10,
+    name: "each team's standing in a request budget: its fair share of the bulk requests (team-shares.ts)",
+    sqlite: V10_BUDGET_TEAMS('REAL', 'INTEGER'),
+    postgres: V10_BUDGET_TEAMS('DOUBLE PRECISION', 'BIGINT'),
   },
 ];

@@ -3,13 +3,25 @@
  * lets more requests go than the provider's per-minute limit allows, whichever worker or path sends them.
  * Interactive requests (a person waits: OTP sends and checks, single sends) may take any token; bulk ones
  * (campaign chunks) only one beyond a reserve, so a login never waits for the campaign's requests, and the
- * campaign still gets every request logins leave. The worker's half of the rule, which request is of
- * which class and waiting for a token, is src/temporal/request-classes.ts.
+ * campaign still gets every request logins leave. Bulk requests are shared between teams by weight
+ * (src/store/team-shares.ts). The worker's half of the rule, which request is of which class and team and
+ * waiting for a token, is src/temporal/request-classes.ts.
  */
 
+import { DEFAULT_TEAM, TeamName } from '../api/team-weights.js';
 import { DISPATCH_JITTER_SECONDS } from '../definitions/task-queues.js';
+import type { Executor } from './driver.js';
 import { checkText, type StoreContext } from './sql.js';
-import type { BucketState, BudgetAnswer, BudgetSettings, MessageStore, RequestClass } from './types.js';
+import { askingWindowMs, teamTurn, type TeamStanding } from './team-shares.js';
+import {
+  type BucketState,
+  type BudgetAnswer,
+  type BudgetSettings,
+  type BulkAsk,
+  type MessageStore,
+  type RequestClass,
+  StoreInputError,
+} from './types.js';
 
 export type { BucketState, BudgetAnswer, BudgetSettings, RequestClass } from './types.js';
 
@@ -52,11 +64,36 @@ export function takeRequest(
   return { bucket: refilled, answer: { granted: false, waitMs: Math.ceil((needed - tokens) / settings.perMs) } };
 }
 
-/** The store's `takeRequest`: the bucket of each budget is one row, taken under its lock. */
+/**
+ * One bulk request of `ask.team`: granted when it is the team's turn and the bucket leaves the reserve, else
+ * how long to wait (on another team's turn at least one refill: its take leaves the next token). The team's
+ * standing afterwards is to be kept whatever the answer: it says the team asks, and waits when refused.
+ */
+export function takeBulkRequest(
+  { bucket, standings }: { bucket: BucketState; standings: ReadonlyMap<string, TeamStanding> },
+  settings: BudgetSettings,
+  ask: BulkAsk,
+  now: number,
+): { bucket: BucketState; standing: TeamStanding; answer: BudgetAnswer } {
+  const { standing, turn } = teamTurn(standings, ask.team, now, askingWindowMs(settings));
+  const taken = takeRequest(bucket, settings, 'bulk', now);
+  if (turn && taken.answer.granted)
+    return { ...taken, standing: { ...standing, served: standing.served + 1 / ask.weight, refusedAt: null } };
+  const waitMs = taken.answer.granted ? 0 : taken.answer.waitMs;
+  return {
+    bucket,
+    standing: { ...standing, refusedAt: now },
+    answer: { granted: false, waitMs: turn ? waitMs : Math.max(waitMs, Math.ceil(1 / settings.perMs)) },
+  };
+}
+
+/** The store's `takeRequest`: the bucket of each budget is one row, taken under its lock, beside its teams' rows. */
 export function requestBuckets({ driver }: StoreContext): Pick<MessageStore, 'takeRequest'> {
   return {
-    async takeRequest(budget, settings, kind, now = Date.now()) {
+    async takeRequest(budget, settings, ask, now = Date.now()) {
       checkText('budget', budget, 200);
+      const bulk = ask === 'bulk' ? { team: DEFAULT_TEAM, weight: 1 } : ask === 'interactive' ? undefined : ask;
+      if (bulk) checkBulkAsk(bulk);
       return driver.transaction(async (tx) => {
         const full = fullBucket(settings, now);
         await tx.run(
@@ -70,7 +107,9 @@ export function requestBuckets({ driver }: StoreContext): Pick<MessageStore, 'ta
           [budget],
         );
         const before = { tokens: Number(row!.tokens), refilledAt: Number(row!.refilled_at) };
-        const { bucket, answer } = takeRequest(before, settings, kind, now);
+        const { bucket, answer } = bulk
+          ? await takeForTeam(tx, { budget, bucket: before, settings, ask: bulk, now })
+          : takeRequest(before, settings, 'interactive', now);
         if (answer.granted)
           await tx.run('UPDATE request_budgets SET tokens = ?, refilled_at = ? WHERE name = ?', [
             bucket.tokens,
@@ -81,4 +120,48 @@ export function requestBuckets({ driver }: StoreContext): Pick<MessageStore, 'ta
       });
     },
   };
+}
+
+interface TeamTake {
+  budget: string;
+  bucket: BucketState;
+  settings: BudgetSettings;
+  ask: BulkAsk;
+  now: number;
+}
+
+async function takeForTeam(tx: Executor, { budget, bucket, settings, ask, now }: TeamTake) {
+  const taken = takeBulkRequest({ bucket, standings: await teamStandings(tx, budget) }, settings, ask, now);
+  await keepStanding(tx, budget, ask.team, taken.standing);
+  return taken;
+}
+
+function checkBulkAsk({ team, weight }: BulkAsk): void {
+  if (!TeamName.safeParse(team).success) throw new StoreInputError(`not a team name: ${JSON.stringify(team)}`);
+  if (!(Number.isFinite(weight) && weight > 0))
+    throw new StoreInputError(`a team's weight must be above 0 (got ${weight})`);
+}
+
+async function teamStandings(tx: Executor, budget: string): Promise<Map<string, TeamStanding>> {
+  const rows = await tx.all<{
+    team: string;
+    served: number | string;
+    asked_at: number | string;
+    refused_at: number | string | null;
+  }>('SELECT team, served, asked_at, refused_at FROM request_budget_teams WHERE budget = ?', [budget]);
+  const standing = (r: (typeof rows)[number]): TeamStanding => ({
+    served: Number(r.served),
+    askedAt: Number(r.asked_at),
+    refusedAt: r.refused_at === null ? null : Number(r.refused_at),
+  });
+  return new Map(rows.map((r) => [r.team, standing(r)]));
+}
+
+async function keepStanding(tx: Executor, budget: string, team: string, standing: TeamStanding): Promise<void> {
+  await tx.run(
+    'INSERT INTO request_budget_teams (budget, team, served, asked_at, refused_at) VALUES (?, ?, ?, ?, ?) ' +
+      'ON CONFLICT (budget, team) DO UPDATE SET served = excluded.served, asked_at = excluded.asked_at, ' +
+      'refused_at = excluded.refused_at',
+    [budget, team, standing.served, standing.askedAt, standing.refusedAt],
+  );
 }

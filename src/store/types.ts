@@ -163,6 +163,15 @@ export interface ErasureResult {
 /** A request's class for the provider token's budget (src/store/request-bucket.ts holds the rule). */
 export type RequestClass = 'interactive' | 'bulk';
 
+/** A bulk request for a team, at the weight its worker reads for that team now (src/store/team-shares.ts). */
+export interface BulkAsk {
+  team: string;
+  weight: number;
+}
+
+/** An interactive request, or a bulk one: for a team, or plain `bulk` for the default team at weight 1. */
+export type RequestAsk = RequestClass | BulkAsk;
+
 export interface BudgetSettings {
   /** Tokens the bucket holds when full: one request's reserve for interactive calls, plus one. */
   capacity: number;
@@ -250,7 +259,7 @@ export interface MessageStore {
    * Asks the named request budget (one per provider token, shared by every process on this store) for one
    * request at `now`: granted, or how long to wait before asking again.
    */
-  takeRequest(budget: string, settings: BudgetSettings, kind: RequestClass, now?: number): Promise<BudgetAnswer>;
+  takeRequest(budget: string, settings: BudgetSettings, ask: RequestAsk, now?: number): Promise<BudgetAnswer>;
   /** The OTP sessions' record, and the fraud guard's judgements on it (shared by every worker on this store). */
   readonly otp: OtpEventStore;
   /** Outcomes recorded and not yet told to their workflows, and the relays' claims on telling them. */

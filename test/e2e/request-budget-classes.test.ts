@@ -5,7 +5,9 @@
  * activity) and a single send must ask as interactive and take the reserve the campaigns leave: no campaign
  * request may be granted between their arrival at the worker and their grant (as interactive calls waiting in
  * the campaigns' line, or bulk calls, they would wait for every campaign request queued ahead). The workers'
- * store is the stack's, wrapped to record each ask of the budget with the activity that made it.
+ * store is the stack's, wrapped to record each ask of the budget with the activity that made it. One campaign
+ * sends for a team: its requests must ask for that team (its fairness key reaches the worker), the other's for
+ * the default team.
  */
 import { Context } from '@temporalio/activity';
 import type { temporal } from '@temporalio/proto';
@@ -31,6 +33,9 @@ const GRANTED_BEFORE = 16;
 interface Ask {
   activityType: string;
   kind: RequestClass;
+  /** The team a bulk ask was made for. */
+  team: string | undefined;
+  workflowId: string;
   granted: boolean;
   waitMs: number;
   /** When the budget answered, and when the asking activity attempt was scheduled (ms since the epoch). */
@@ -47,10 +52,13 @@ function recordingAsks(store: MessageStore, asks: Ask[]): MessageStore {
       if (key === 'takeRequest')
         return async (...args: Parameters<MessageStore['takeRequest']>) => {
           const answer = await target.takeRequest(...args);
-          const { activityType, currentAttemptScheduledTimestampMs } = Context.current().info;
+          const { activityType, currentAttemptScheduledTimestampMs, workflowExecution } = Context.current().info;
+          const ask = args[2];
           asks.push({
             activityType,
-            kind: args[2],
+            kind: typeof ask === 'string' ? ask : 'bulk',
+            team: typeof ask === 'string' ? undefined : ask.team,
+            workflowId: workflowExecution?.workflowId ?? '',
             granted: answer.granted,
             waitMs: answer.granted ? 0 : answer.waitMs,
             at: Date.now(),
@@ -125,6 +133,7 @@ describe('request budget classes while campaigns drain the budget', () => {
             chunkSize: 1,
             chunksInFlight: 8,
             preflight: false,
+            ...(i === 0 ? { team: 'clinic' } : {}),
           }),
         ),
       );
@@ -148,6 +157,11 @@ describe('request budget classes while campaigns drain the budget', () => {
         sendOtpCode: ['interactive'],
         sendSms: ['interactive'],
       });
+
+      const teamsOf = (workflowId: string) => [
+        ...new Set(asks.filter((a) => a.workflowId === workflowId).map((a) => a.team)),
+      ];
+      expect(campaigns.map((c) => teamsOf(c.workflowId))).toEqual([['clinic'], ['default']]);
 
       // A local activity runs as soon as its workflow task schedules it; a queued one once the server hands it over.
       const history = (await stack.temporal.workflow.getHandle(single.workflowId).fetchHistory()).events ?? [];

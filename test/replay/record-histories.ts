@@ -169,6 +169,18 @@ try {
   await campaign.result();
   await save('sms-campaign', campaign.workflowId);
 
+  // A team's campaign: its provider calls carry the team as their fairness key.
+  const team = await stack.msgflow.startCampaign({
+    sender: 'ACME',
+    message: 'replay fixture',
+    audience: { type: 'inline', recipients: [MAGIC_NUMBERS.delivered, MAGIC_NUMBERS.undelivered] },
+    chunkSize: 1,
+    waitWindowMs: 3000,
+    team: 'clinic',
+  });
+  await team.result();
+  await save('sms-campaign-team', team.workflowId);
+
   // Personal texts in each recipient's local hours, from a CSV: two share a text, one zone told by the number.
   const dir = mkdtempSync(join(tmpdir(), 'record-'));
   try {

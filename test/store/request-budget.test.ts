@@ -1,6 +1,7 @@
 /**
  * The request budget kept in the store, on SQLite and on a real PostgreSQL server: takers in several store
- * connections at once share one bucket, so together they never get more than it holds.
+ * connections at once share one bucket, so together they never get more than it holds; the teams' standings
+ * are kept in the store, so the team whose turn it is gets the token whichever connection asks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetSettings, StoreInputError } from '../../src/store/index.js';
@@ -33,8 +34,49 @@ describe.each(DIALECTS)('request budget on %s', (dialect) => {
     expect((await stores[2]!.takeRequest('other-token', settings, 'bulk', now)).granted).toBe(true);
   });
 
-  it('refuses a budget name it cannot keep', async () => {
+  it('gives bulk tokens by team and weight across connections: 3:1 while both wait, all to a team alone', async () => {
+    const location = await h.freshLocation();
+    const stores = [await h.open(location), await h.open(location)];
+    const settings = budgetSettings(120);
+    const interval = Math.ceil(1 / settings.perMs);
+    const granted = { clinic: 0, marketing: 0 };
+    // Both teams keep requests waiting, each in its own connection: at every refill both ask, and a team granted
+    // asks again at once for its next request (refused until the next refill), as a worker's line of them does.
+    for (let i = 1; i <= 40; i++) {
+      const now = 1_000_000 + i * interval;
+      for (const [n, team] of (['marketing', 'clinic'] as const).entries()) {
+        const ask = { team, weight: team === 'clinic' ? 3 : 1 };
+        if (!(await stores[n]!.takeRequest('provider', settings, ask, now)).granted) continue;
+        granted[team]++;
+        expect((await stores[n]!.takeRequest('provider', settings, ask, now)).granted).toBe(false);
+      }
+    }
+    // One token a refill, three in four to clinic (the first to marketing, which asked first).
+    expect(granted.clinic + granted.marketing).toBe(40);
+    expect(Math.abs(granted.clinic - 30)).toBeLessThanOrEqual(1);
+    // Marketing alone (clinic stopped asking): every token is its own.
+    const later = 1_000_000 + 60 * interval;
+    for (let i = 0; i < 10; i++)
+      expect(
+        (await stores[i % 2]!.takeRequest('provider', settings, { team: 'marketing', weight: 1 }, later + i * interval))
+          .granted,
+      ).toBe(true);
+    // The interactive reserve still holds: with one token left, a bulk ask is refused and an interactive one granted.
+    const now = later + 9 * interval;
+    expect((await stores[0]!.takeRequest('provider', settings, { team: 'marketing', weight: 1 }, now)).granted).toBe(
+      false,
+    );
+    expect((await stores[1]!.takeRequest('provider', settings, 'interactive', now)).granted).toBe(true);
+  });
+
+  it('refuses a budget name it cannot keep, and a team or weight it cannot use', async () => {
     const store = await h.open(await h.freshLocation());
     await expect(store.takeRequest('', budgetSettings(60), 'bulk')).rejects.toThrow(StoreInputError);
+    await expect(store.takeRequest('provider', budgetSettings(60), { team: 'a b', weight: 1 })).rejects.toThrow(
+      StoreInputError,
+    );
+    await expect(store.takeRequest('provider', budgetSettings(60), { team: 'clinic', weight: 0 })).rejects.toThrow(
+      StoreInputError,
+    );
   });
 });

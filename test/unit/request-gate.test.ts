@@ -1,21 +1,24 @@
 /**
  * The worker's side of the request budget (storeRequestGate) over a fake store: a refused call waits as long
- * as the store says and asks again, calls of one class take turns first come first served, and an aborted
- * call stops waiting.
+ * as the store says and asks again, calls of one class (bulk: of one team) take turns first come first served,
+ * teams never wait in each other's line, each bulk ask carries its team's weight read at that moment, and an
+ * aborted call stops waiting.
  */
 import { describe, expect, it } from 'vitest';
-import type { BudgetAnswer, RequestClass } from '../../src/store/index.js';
+import type { BudgetAnswer, RequestAsk, RequestClass } from '../../src/store/index.js';
 import { storeRequestGate } from '../../src/temporal/request-classes.js';
 
 /** A store that answers from `answers` in order (then grants), recording who asked when. */
-function fakeStore(answers: BudgetAnswer[]) {
-  const asked: Array<{ kind: RequestClass; at: number }> = [];
+function fakeStore(answers: BudgetAnswer[] | ((ask: RequestAsk) => BudgetAnswer)) {
+  const asked: Array<{ kind: RequestClass; at: number; team?: string; weight?: number }> = [];
   const started = Date.now();
   return {
     asked,
     store: {
-      takeRequest: async (_name: string, _settings: unknown, kind: RequestClass) => {
-        asked.push({ kind, at: Date.now() - started });
+      takeRequest: async (_name: string, _settings: unknown, ask: RequestAsk) => {
+        const at = Date.now() - started;
+        asked.push(typeof ask === 'string' ? { kind: ask, at } : { kind: 'bulk', at, ...ask });
+        if (typeof answers === 'function') return answers(ask);
         return answers.shift() ?? { granted: true as const };
       },
     },
@@ -43,6 +46,29 @@ describe('storeRequestGate', () => {
     ]);
     expect(order).toEqual(['first', 'second']);
     expect(asked).toHaveLength(3);
+  });
+
+  it('asks bulk requests for their team at its weight now, in one line per team', async () => {
+    let clinicWeight = 1;
+    // Clinic is refused until marketing has been granted: marketing must not wait in clinic's line.
+    let marketingGranted = false;
+    const { store, asked } = fakeStore((ask) =>
+      typeof ask !== 'string' && ask.team === 'clinic' && !marketingGranted
+        ? { granted: false, waitMs: 20 }
+        : ((marketingGranted ||= typeof ask !== 'string' && ask.team === 'marketing'), { granted: true }),
+    );
+    const gate = storeRequestGate(store, 'provider', 120, (team) => (team === 'clinic' ? clinicWeight : 1));
+    const clinic = gate('bulk', undefined, 'clinic');
+    await gate('bulk', undefined, 'marketing');
+    clinicWeight = 3; // read again when clinic asks again
+    await clinic;
+    await gate('bulk');
+    expect(asked.map(({ team, weight }) => `${team}:${weight}`)).toEqual([
+      'clinic:1',
+      'marketing:1',
+      'clinic:3',
+      'default:1',
+    ]);
   });
 
   it('stops waiting when its signal aborts', async () => {

@@ -155,6 +155,10 @@ describe('workflow input shapes', () => {
       { ...campaign, preflight: 'yes' },
       { ...campaign, defaultCountry: 'ng' },
       { ...campaign, defaultCountry: 'NG' },
+      { ...campaign, team: 'clinic' },
+      { ...campaign, team: 'a b' },
+      { ...campaign, team: 'x'.repeat(65) },
+      { ...campaign, team: 3 },
       { sender: 'ACME', message: 'Hi' },
       ...garbage,
     ]);
