@@ -43,7 +43,7 @@ export function createProviderQueueActivities(
     ...createProviderActivities(messaging, store),
     ...createCampaignProviderActivities(messaging, store, secrets.audienceLoaders, secrets.audienceAccess),
     ...createOtpActivities(messaging, store, { keyRing: secrets.otpKeyRing, guard: secrets.otpGuard }),
-    ...createVoiceActivities(messaging),
+    ...createVoiceActivities(messaging, store),
     ...createContactActivities(messaging),
   };
 }

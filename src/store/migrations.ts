@@ -65,6 +65,14 @@ CREATE TABLE relay_claims (
 );
 `;
 
+// final_source: where the message's final state came from: `webhook` (a status event the ingress received) or
+// `provider` (asked of the provider: a wait window's last look, or a voice call followed to its end). Final
+// states recorded before this column existed all came from webhooks.
+const V10_FINAL_SOURCE = `
+ALTER TABLE messages ADD COLUMN final_source TEXT;
+UPDATE messages SET final_source = 'webhook' WHERE final_status IS NOT NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -205,5 +213,14 @@ ${OTP_EVENT_INDEXES}`,
     name: 'the outbox: which outcomes are still to be told to their workflows, and the relays claims (outbox.ts)',
     sqlite: V8_OUTBOX('INTEGER'),
     postgres: V8_OUTBOX('BIGINT'),
+  },
+  // PLACEHOLDER (branch `finals` only): version 9 is the campaign-retry migration of a parallel branch; migrate()
+  // needs versions without gaps, so this no-op stands in for it until the branches are merged.
+  { version: 9, name: 'placeholder for the campaign-retry migration', sqlite: 'SELECT 1;', postgres: 'SELECT 1;' },
+  {
+    version: 10,
+    name: "where each final state came from (a webhook, or the provider's answer): provider-finals.ts",
+    sqlite: V10_FINAL_SOURCE,
+    postgres: V10_FINAL_SOURCE,
   },
 ];
