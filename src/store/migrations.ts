@@ -68,9 +68,15 @@ CREATE TABLE relay_claims (
 // final_source: where the message's final state came from: `webhook` (a status event the ingress received) or
 // `provider` (asked of the provider: a wait window's last look, or a voice call followed to its end). Final
 // states recorded before this column existed all came from webhooks.
+// otp_events.channel (`sms` | `voice`) and delivery_id (the text's provider_message_id or the call's id, whose
+// final state is in `messages`): the guard report's conversion per channel. Earlier sends' channel is read from
+// their key (a call's ends in /voice); their delivery is not known.
 const V10_FINAL_SOURCE = `
 ALTER TABLE messages ADD COLUMN final_source TEXT;
 UPDATE messages SET final_source = 'webhook' WHERE final_status IS NOT NULL;
+ALTER TABLE otp_events ADD COLUMN channel TEXT;
+ALTER TABLE otp_events ADD COLUMN delivery_id TEXT;
+UPDATE otp_events SET channel = CASE WHEN event_key LIKE '%/voice' THEN 'voice' ELSE 'sms' END WHERE kind = 'send';
 `;
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -219,7 +225,7 @@ ${OTP_EVENT_INDEXES}`,
   { version: 9, name: 'placeholder for the campaign-retry migration', sqlite: 'SELECT 1;', postgres: 'SELECT 1;' },
   {
     version: 10,
-    name: "where each final state came from (a webhook, or the provider's answer): provider-finals.ts",
+    name: "where each final state came from (a webhook, or the provider's answer), and each OTP send's channel and delivery",
     sqlite: V10_FINAL_SOURCE,
     postgres: V10_FINAL_SOURCE,
   },

@@ -305,8 +305,8 @@ export class StoreInputError extends Error {
 export interface OtpEventStore {
   /** Judges one send by `rules` against the recorded sends and records it; a repeated key gets its first decision. */
   judgeSend(attempt: OtpSendAttempt, rules: OtpGuardRules): Promise<OtpGuardDecision>;
-  /** What the provider charged for a send the guard let through (minor units). */
-  recordCost(key: string, cost: number, currency: string): Promise<void>;
+  /** What the provider charged for a send the guard let through (minor units), and its text's or call's id. */
+  recordCost(key: string, cost: number, currency: string, deliveryId?: string): Promise<void>;
   /** The session's code was verified (idempotent). */
   recordVerified(session: string, at: number): Promise<void>;
   /** Every event recorded at or after `since` (ms since the epoch), in the order recorded, numbers in clear. */

@@ -139,12 +139,14 @@ describe.each(DIALECTS)('final states from the provider on %s', (dialect) => {
     expect((await store.message('call_1'))?.final?.status).toBe('no_answer');
   });
 
-  it('upgrading keeps the final states recorded before the column existed, as webhook ones', async () => {
+  it('upgrading keeps the final states recorded before the column existed, as webhook ones, and OTP sends get a channel', async () => {
     const location = await h.freshLocation();
     // A database at version 9 holding a webhook's final state and a message not final yet (written as SQL:
     // this code's statements need the new column).
     const rows = `INSERT INTO messages (provider_message_id, final_status, final_timestamp, campaign_key, first_seen_at, last_seen_at)
-      VALUES ('m1', 'delivered', '${WHEN}', 'c', 1, 1), ('m2', NULL, NULL, 'c', 1, 1);`;
+      VALUES ('m1', 'delivered', '${WHEN}', 'c', 1, 1), ('m2', NULL, NULL, 'c', 1, 1);
+      INSERT INTO otp_events (event_key, kind, session, at) VALUES ('s/send-1', 'send', 's', 1), ('s/voice', 'send', 's', 2),
+        ('verify:s', 'verify', 's', 3);`;
     const v9 = { version: 9, name: 'test data', sqlite: rows, postgres: rows };
     const before = await h.open(location, { migrations: [...MIGRATIONS.filter((m) => m.version < 9), v9] });
     await before.close();
@@ -160,6 +162,12 @@ describe.each(DIALECTS)('final states from the provider on %s', (dialect) => {
     ).toEqual([
       { provider_message_id: 'm1', final_source: 'webhook' },
       { provider_message_id: 'm2', final_source: null },
+    ]);
+    // Earlier OTP sends get their channel from their key (a call's ends in /voice); a verification has none.
+    expect(await rawRows(location, 'SELECT event_key, channel FROM otp_events ORDER BY at')).toEqual([
+      { event_key: 's/send-1', channel: 'sms' },
+      { event_key: 's/voice', channel: 'voice' },
+      { event_key: 'verify:s', channel: null },
     ]);
   });
 
