@@ -1,38 +1,35 @@
 /**
- * Follows the call an OTP session placed (its voice fallback) to the call's final state, as `voiceCall`
- * follows its own: polling GET /voice/{id} on the provider queue, within OTP_CALL_FOLLOW_MS. The poll records
- * the final state in the message store (source `provider`); the session's attempt takes it, so `otp status`
- * and the session's result show it. Sessions started before OTP_CALL_FINAL leave their call `placed`.
+ * An OTP session's fallback call, followed to its final state: the session starts `followVoiceCall` as an
+ * abandoned child (the poll records the final state in the message store, source `provider`) and, while the
+ * session is still pending, puts the final state on its attempt, so `otp status` and the result show it. The
+ * session never waits for the call to end: once verified, expired or locked it closes, and the child goes on.
+ * Sessions started before OTP_CALL_FOLLOWED leave their call `placed`.
  */
-import { isCancellation, patched, proxyActivities } from '@temporalio/workflow';
-import type { createVoiceActivities } from '../activities/voice.js';
-import type { OtpChannelAttempt } from '../src/api/otp-io.js';
-import { VOICE_CALL_DEFAULTS } from '../src/api/constants.js';
-import { providerTaskQueue } from '../src/definitions/task-queues.js';
+import { condition, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
+import type { FollowVoiceCallResult, OtpChannelAttempt } from '../src/api/otp-io.js';
+import { SA } from '../src/definitions/search-attributes.js';
+import { followCallWorkflowId } from '../src/definitions/workflow-ids.js';
 import { callSettled, type OtpSession } from './otp-state.js';
-import { pollingRetry } from './retry-policies.js';
+import { followVoiceCall } from './voice-follow.js';
 
 /** The patch that made sessions follow their call to its final state. */
-export const OTP_CALL_FINAL = 'otp-call-final';
-/** A call reading a code out ends within a minute or two; one still going after this stays `placed`. */
-const OTP_CALL_FOLLOW_MS = 5 * 60 * 1000;
+export const OTP_CALL_FOLLOWED = 'otp-call-followed';
 
-/** The session's call, once final (its attempt updated); null when there is none to follow or it never ended. */
-export async function followPlacedCall(state: OtpSession, taskQueue: string): Promise<OtpChannelAttempt | null> {
+/** The session's call, once final while the session is pending (its attempt updated); null otherwise. */
+export async function followPlacedCall(state: OtpSession): Promise<OtpChannelAttempt | null> {
   const call = state.attempts.find((a) => a.channel === 'voice' && a.outcome === 'placed' && a.id !== null);
-  if (!call?.id || !patched(OTP_CALL_FINAL)) return null;
-  const poller = proxyActivities<ReturnType<typeof createVoiceActivities>>({
-    taskQueue: providerTaskQueue(taskQueue),
-    startToCloseTimeout: '30 seconds',
-    // The retry policy is the polling schedule; the follow window bounds all of it.
-    scheduleToCloseTimeout: OTP_CALL_FOLLOW_MS,
-    retry: pollingRetry(VOICE_CALL_DEFAULTS.pollInitialMs, VOICE_CALL_DEFAULTS.pollMaxMs),
+  if (!call?.id || !patched(OTP_CALL_FOLLOWED)) return null;
+  const follower = await startChild(followVoiceCall, {
+    workflowId: followCallWorkflowId(call.id),
+    args: [{ callId: call.id }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [{ key: SA.kind, value: 'voice' }],
   });
-  try {
-    const final = await poller.awaitFinalVoiceCall(call.id);
-    return callSettled(state, call.id, final.status);
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    return null; // not final within the window, or the provider could not say: the call stays `placed`
-  }
+  let followed: FollowVoiceCallResult | null | undefined;
+  follower.result().then(
+    (result) => (followed = result),
+    () => (followed = null),
+  );
+  await condition(() => followed !== undefined || state.status !== 'pending');
+  return followed?.final && followed.status ? callSettled(state, call.id, followed.status) : null;
 }

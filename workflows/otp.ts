@@ -246,7 +246,7 @@ async function fallBackWhenDue(session: Session): Promise<void> {
     const due = fallbackDueAt(state, settings);
     if (due === null) {
       // No channel left: a call placed is followed to its end, outside the lock (verifications go on meanwhile).
-      await followPlacedCall(state, workflowInfo().taskQueue);
+      await followPlacedCall(state);
       return;
     }
     if (due > Date.now()) {
