@@ -49,7 +49,7 @@ export function createProviderQueueActivities(
       secrets.audienceAccess,
     ),
     ...createOtpActivities(messaging, store, { keyRing: secrets.otpKeyRing, guard: secrets.otpGuard }),
-    ...createVoiceActivities(messaging),
+    ...createVoiceActivities(messaging, store),
     ...createContactActivities(messaging),
   };
 }

@@ -75,6 +75,9 @@ export interface CheckedOtpCode {
   attemptsRemaining: number;
 }
 
+type Channel = 'sms' | 'voice';
+type Decision = OtpGuardDecision | null;
+
 export const OTP_ACTIVITY_FAILURES = {
   /** The worker has no OTP key ring (MSGFLOW_OTP_SEAL_KEY / MSGFLOW_ENCRYPTION_KEY). */
   keyUnavailable: 'OtpKeyUnavailable',
@@ -90,14 +93,12 @@ export function createOtpActivities(
   const signal = () => Context.current().cancellationSignal;
 
   /** The guard's judgement of one send (null without a guard): counted, and thrown when blocked. */
-  async function judge(number: string, idempotencyKey: string, ref?: OtpSessionRef): Promise<OtpGuardDecision | null> {
+  async function judge(channel: Channel, number: string, key: string, ref?: OtpSessionRef): Promise<Decision> {
     if (!guard) return null;
     // Sessions started before the OTP record existed send without a reference; they are judged as `otp`.
-    const { purpose, session } = ref ?? { purpose: 'otp', session: idempotencyKey };
-    const decision = await store.otp.judgeSend(
-      { key: idempotencyKey, session, purpose, number, at: Date.now() },
-      rulesOfPurpose(guard, purpose),
-    );
+    const { purpose, session } = ref ?? { purpose: 'otp', session: key };
+    const attempt = { key, session, purpose, number, at: Date.now(), channel };
+    const decision = await store.otp.judgeSend(attempt, rulesOfPurpose(guard, purpose));
     // A retried send's decision was counted by the try that made it.
     if (!decision.replayed) countDecision(decision);
     if (decision.verdict === 'blocked') throw blocked(decision);
@@ -110,7 +111,9 @@ export function createOtpActivities(
         throw sourceRateLimited(error) ?? error;
       }),
     );
-    if (decision) await store.otp.recordCost(idempotencyKey, sent.cost, sent.currency);
+    // The text's or call's id links the send to its final state (the guard report's conversion per channel).
+    if (decision)
+      await store.otp.recordCost(idempotencyKey, sent.cost, sent.currency, sent.provider_message_id ?? sent.call_id);
     return sent;
   }
 
@@ -120,7 +123,7 @@ export function createOtpActivities(
   return {
     /** Texts a new code; when the session awaits it, records the text with the session as its waiter first. */
     async sendOtpCode(request: OtpSendRequest, idempotencyKey: string, ref?: OtpSessionRef): Promise<SentOtp> {
-      const decision = await judge(request.recipient, idempotencyKey, ref);
+      const decision = await judge('sms', request.recipient, idempotencyKey, ref);
       const sent = await send({ ...request, channel: 'sms' }, idempotencyKey, decision);
       const providerMessageId = sent.provider_message_id!;
       // Sessions started before they awaited their texts would get signals they never expect at their end.
@@ -140,7 +143,7 @@ export function createOtpActivities(
 
     /** Calls the number and reads out the pending code of `otpId`: the session's code, by another channel. */
     async callOtpCode(input: CallOtpCodeInput, idempotencyKey: string, ref: OtpSessionRef): Promise<PlacedOtpCall> {
-      const decision = await judge(input.recipient, idempotencyKey, ref);
+      const decision = await judge('voice', input.recipient, idempotencyKey, ref);
       const request = {
         recipient: input.recipient,
         channel: 'voice',

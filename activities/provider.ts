@@ -3,6 +3,7 @@
  * matches the token's limit, and each charged call carries the idempotency key its workflow derived.
  */
 import { Context } from '@temporalio/activity';
+import { isFinalStatus } from '../src/api/constants.js';
 import type { MessageStatus } from '../src/api/events.js';
 import type { SmsSendRequest, SmsSendResult } from '../src/api/sms.js';
 import type { MessagingClient } from '../src/client/client.js';
@@ -39,10 +40,23 @@ export function createProviderActivities(client: MessagingClient, store: Message
       return { sent, alreadyFinal: known.map(outcomeFromStore) };
     },
 
-    /** The provider's own record of a message: the fallback when no final event arrived in time. */
+    /**
+     * The provider's own record of a message: the fallback when no final event arrived in time. A final
+     * answer is recorded in the store (source `provider`, the calling workflow's waiter told), and the state
+     * that stands there is returned: a webhook's recorded in the meantime stays first, as workflows keep theirs.
+     */
     async getMessageStatus(providerMessageId: string): Promise<MessageStatusRecord> {
       const record = await callProvider(() => client.messages.get(providerMessageId, { signal: signal() }));
-      return { status: record.status, updatedAt: record.updated_at };
+      if (!isFinalStatus(record.status)) return { status: record.status, updatedAt: record.updated_at };
+      const stands = await store.recordProviderFinal({
+        providerMessageId,
+        status: record.status,
+        timestamp: record.updated_at,
+        workflowId: callingWorkflowId(),
+      });
+      return isFinalStatus(stands.status)
+        ? { status: stands.status, updatedAt: stands.timestamp }
+        : { status: record.status, updatedAt: record.updated_at };
     },
   };
 }

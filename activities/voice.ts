@@ -2,12 +2,15 @@
  * Voice-call activities (provider queue). No voice events exist in the spec, so a call is followed by
  * polling GET /voice/{id}: `awaitFinalVoiceCall` fails (retryably) while the call is not final, and its
  * retry policy is the backoff schedule — one activity in the history however many polls it takes.
+ * A final state seen by either look is recorded in the message store (source `provider`, keyed by the
+ * call's id, its number sealed like a text's), where reports, `msgflow message show` and the OTP guard see it.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import { isFinalVoiceStatus } from '../src/api/constants.js';
 import type { VoiceCall, VoiceSendRequest } from '../src/api/voice.js';
 import type { MessagingClient } from '../src/client/client.js';
+import type { MessageStore } from '../src/store/index.js';
 import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
 import { callProvider } from './errors.js';
 
@@ -30,21 +33,33 @@ function snapshotOf(call: VoiceCall): VoiceCallSnapshot {
   };
 }
 
-export function createVoiceActivities(client: MessagingClient) {
+export function createVoiceActivities(client: MessagingClient, store: MessageStore) {
   const signal = () => Context.current().cancellationSignal;
+  /** A final state is recorded in the store before the workflow hears of it. */
+  const kept = async (call: VoiceCall): Promise<VoiceCallSnapshot> => {
+    if (isFinalVoiceStatus(call.status))
+      await store.recordProviderFinal({
+        providerMessageId: call.id,
+        status: call.status,
+        timestamp: call.updated_at,
+        number: call.mobile_number,
+      });
+    return snapshotOf(call);
+  };
+  const look = async (id: string) => kept(await callProvider(() => client.voice.get(id, { signal: signal() })));
 
   return {
     async placeVoiceCall(request: VoiceSendRequest, idempotencyKey: string): Promise<VoiceCallSnapshot> {
-      return snapshotOf(await callProvider(() => client.voice.send(request, { idempotencyKey, signal: signal() })));
+      return kept(await callProvider(() => client.voice.send(request, { idempotencyKey, signal: signal() })));
     },
 
     async getVoiceCall(id: string): Promise<VoiceCallSnapshot> {
-      return snapshotOf(await callProvider(() => client.voice.get(id, { signal: signal() })));
+      return look(id);
     },
 
     /** Resolves with the call once it is final; until then each attempt fails, so the retry policy polls. */
     async awaitFinalVoiceCall(id: string): Promise<VoiceCallSnapshot> {
-      const call = snapshotOf(await callProvider(() => client.voice.get(id, { signal: signal() })));
+      const call = await look(id);
       if (!isFinalVoiceStatus(call.status)) {
         // Benign: an expected "not yet", logged at debug level and kept out of the failure metrics.
         throw ApplicationFailure.create({

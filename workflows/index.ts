@@ -5,3 +5,4 @@ export { smsCampaign } from './campaign.js';
 export { checkContacts } from './contacts.js';
 export { otpVerification } from './otp.js';
 export { voiceCall } from './voice.js';
+export { followVoiceCall } from './voice-follow.js';

@@ -175,6 +175,14 @@ export function textSettled(session: OtpSession, providerMessageId: string, stat
   return attempt;
 }
 
+/** The session's call reached its final state (polled: voice has no events); its attempt records it. */
+export function callSettled(session: OtpSession, callId: string, status: string): OtpChannelAttempt | null {
+  const attempt = session.attempts.find((a) => a.channel === 'voice' && a.id === callId);
+  if (!attempt) return null;
+  attempt.outcome = status;
+  return attempt;
+}
+
 /** The first of the session's channels not used yet, if any: each channel delivers at most once. */
 export function nextChannel(session: OtpSession, settings: OtpSettings): OtpChannelAttempt['channel'] | null {
   return settings.channels.find((channel) => !session.attempts.some((a) => a.channel === channel)) ?? null;

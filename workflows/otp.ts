@@ -41,6 +41,7 @@ import { FifoLock } from './fifo-lock.js';
 import { FirstOutcomes } from './first-outcomes.js';
 import { onMessageOutcomes, releaseMessages } from './message-outcomes.js';
 import { countOtpChannelAttempt } from './metrics.js';
+import { followPlacedCall } from './otp-call.js';
 import { OTP_VERIFY_RETRY, PROVIDER_RETRY } from './retry-policies.js';
 import {
   answerWithoutProvider,
@@ -243,7 +244,11 @@ async function fallBackWhenDue(session: Session): Promise<void> {
   if (!session.followsChannels) return;
   for (;;) {
     const due = fallbackDueAt(state, settings);
-    if (due === null) return;
+    if (due === null) {
+      // No channel left: a call placed is followed to its end, outside the lock (verifications go on meanwhile).
+      await followPlacedCall(state);
+      return;
+    }
     if (due > Date.now()) {
       await condition(() => fallbackDueAt(state, settings) !== due, due - Date.now());
     } else {

@@ -180,6 +180,25 @@ export const VoiceCallInput = VoiceSendRequest.extend({
 });
 export type VoiceCallInput = z.input<typeof VoiceCallInput>;
 
+/**
+ * Input of `followVoiceCall`: a call placed elsewhere (an OTP session's fallback), followed to its final state
+ * by polling within `deadlineMs` (default 5 minutes).
+ */
+export const FollowVoiceCallInput = z.strictObject({
+  callId: Id,
+  deadlineMs: Millis.optional(),
+});
+export type FollowVoiceCallInput = z.input<typeof FollowVoiceCallInput>;
+
+/** What `followVoiceCall` saw: the call's final state, or its last state when the deadline came first. */
+export const FollowVoiceCallResult = z.object({
+  callId: Id,
+  /** Null when the provider could not say at the deadline either. */
+  status: VoiceStatus.nullable(),
+  final: z.boolean(),
+});
+export type FollowVoiceCallResult = z.infer<typeof FollowVoiceCallResult>;
+
 export const VoiceCallResult = z.object({
   callId: Id,
   status: VoiceStatus,

@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import { formatDuration } from '../api/duration.js';
 import { DEFAULT_OTP_GUARD, describeRules, type OtpBlockReason, type OtpGuardConfig } from '../api/otp-guard.js';
 import { otpGuardFromEnv, readOtpGuardRules } from '../otp-guard-file.js';
-import { backtest, guardReport } from '../store/otp-guard-replay.js';
+import { backtest, type ChannelConversionRow, channelConversion, guardReport } from '../store/otp-guard-replay.js';
 import { duration, type JsonFlag, printResult, withJson } from './common.js';
 import { withStore } from './store.js';
 
@@ -45,13 +45,26 @@ export function registerOtpGuardCommands(otp: Command): void {
     });
 
   withJson(since(guard.command('report')))
-    .description('Sends, verifications and blocks per country and prefix (prefixes cut as the current rules cut them)')
+    .description(
+      'Sends, verifications and blocks per country and prefix (prefixes cut as the current rules cut them), or conversion per channel',
+    )
     .option('--limit <rows>', 'rows to print, busiest first', (v) => Number.parseInt(v, 10), 50)
-    .action(async (options: SinceOptions & { limit: number }) => {
+    .addOption(
+      new Option(
+        '--by <grouping>',
+        'place: per country and prefix; channel: texts and calls, with how many reached the person',
+      )
+        .choices(['place', 'channel'])
+        .default('place'),
+    )
+    .action(async (options: SinceOptions & { limit: number; by: 'place' | 'channel' }) => {
       const config = otpGuardFromEnv() ?? DEFAULT_OTP_GUARD;
-      const rows = await withStore(async (store) =>
-        guardReport(config, await store.otp.history(Date.now() - options.since)),
-      );
+      const history = await withStore((store) => store.otp.history(Date.now() - options.since));
+      if (options.by === 'channel') {
+        printChannels(options, channelConversion(history));
+        return;
+      }
+      const rows = guardReport(config, history);
       const shown = rows.slice(0, options.limit);
       printResult(options, shown, () =>
         shown.length === 0
@@ -93,6 +106,20 @@ export function registerOtpGuardCommands(otp: Command): void {
         `sends the live guard blocked that these rules would let through: ${result.liveBlockedWouldSend}`,
       ]);
     });
+}
+
+function printChannels(options: JsonFlag, rows: ChannelConversionRow[]): void {
+  printResult(options, rows, () =>
+    rows.length === 0
+      ? 'no OTP sends recorded in that time'
+      : [
+          'channel  sent  reached  sessions  verified  conversion',
+          ...rows.map(
+            (r) =>
+              `${r.channel.padEnd(7)}  ${String(r.sent).padStart(4)}  ${String(r.reached).padStart(7)}  ${String(r.sessions).padStart(8)}  ${String(r.verifiedSessions).padStart(8)}  ${rate(r.verifiedSessions, r.sessions).padStart(10)}`,
+          ),
+        ],
+  );
 }
 
 function sum(counts: Partial<Record<OtpBlockReason, number>>): number {

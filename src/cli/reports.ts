@@ -10,7 +10,8 @@ import { type CampaignRelations, campaignRelations } from '../starter/campaign-r
 import { fail, type JsonFlag, printResult, withJson } from './common.js';
 import { withStore } from './store.js';
 
-const REPORT_COLUMNS = ['provider_message_id', 'number', 'status', 'final', 'timestamp'] as const;
+// `source` last: readers that took the first five columns by position keep working.
+const REPORT_COLUMNS = ['provider_message_id', 'number', 'status', 'final', 'timestamp', 'source'] as const;
 
 function reportRecord(row: ReportRow): Record<(typeof REPORT_COLUMNS)[number], string | boolean | null> {
   return {
@@ -19,6 +20,7 @@ function reportRecord(row: ReportRow): Record<(typeof REPORT_COLUMNS)[number], s
     status: row.status,
     final: row.final,
     timestamp: row.timestamp,
+    source: row.source,
   };
 }
 
@@ -71,7 +73,7 @@ function describeMessage(m: StoredMessage): string[] {
   const when = (ms: number) => new Date(ms).toISOString();
   return [
     `message ${m.providerMessageId}`,
-    `  state:     ${m.final ? `${m.final.status} (final, ${m.final.timestamp})` : (m.lastStatus ?? 'nothing heard yet')}`,
+    `  state:     ${m.final ? `${m.final.status} (final, ${m.final.timestamp}, from the ${m.final.source})` : (m.lastStatus ?? 'nothing heard yet')}`,
     `  number:    ${m.number ?? '-'}`,
     `  campaign:  ${m.campaignKey ?? '-'}`,
     `  seen:      first ${when(m.firstSeenAt)}, last ${when(m.lastSeenAt)}`,

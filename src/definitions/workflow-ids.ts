@@ -54,6 +54,11 @@ export function voiceWorkflowId(key: string): string {
   return `${WORKFLOW_ID_PREFIXES.voice}${key}`;
 }
 
+/** The follower of a call placed elsewhere (an OTP session's fallback): one per call, by the provider's call id. */
+export function followCallWorkflowId(callId: string): string {
+  return `${WORKFLOW_ID_PREFIXES.voice}follow:${callId}`;
+}
+
 /**
  * An OTP session: `otp:<purpose>:<recipientDigest>`, stable per (purpose, recipient). The caller passes a
  * keyed digest of the recipient (src/starter/otp.ts), so no phone number appears in the id.

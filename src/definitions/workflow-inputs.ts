@@ -89,6 +89,11 @@ export const VOICE_CALL_INPUT: Shape = fields({
   pollMaxMs: optional(millis(1)),
 });
 
+export const FOLLOW_VOICE_CALL_INPUT: Shape = fields({
+  callId: text({ min: 1, max: 200 }),
+  deadlineMs: optional(millis(1)),
+});
+
 const countOf = (value: unknown) => (Array.isArray(value) ? value.length : 0);
 
 export const CHECK_CONTACTS_INPUT: Shape = fields(

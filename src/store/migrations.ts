@@ -95,6 +95,20 @@ CREATE TABLE campaign_rows (
 CREATE INDEX campaign_rows_by_recipient ON campaign_rows (recipient_lookup);
 `;
 
+// final_source: where the message's final state came from: `webhook` (a status event the ingress received) or
+// `provider` (asked of the provider: a wait window's last look, or a voice call followed to its end). Final
+// states recorded before this column existed all came from webhooks.
+// otp_events.channel (`sms` | `voice`) and delivery_id (the text's provider_message_id or the call's id, whose
+// final state is in `messages`): the guard report's conversion per channel. Earlier sends' channel is read from
+// their key (a call's ends in /voice); their delivery is not known.
+const V11_FINAL_SOURCE = `
+ALTER TABLE messages ADD COLUMN final_source TEXT;
+UPDATE messages SET final_source = 'webhook' WHERE final_status IS NOT NULL;
+ALTER TABLE otp_events ADD COLUMN channel TEXT;
+ALTER TABLE otp_events ADD COLUMN delivery_id TEXT;
+UPDATE otp_events SET channel = CASE WHEN event_key LIKE '%/voice' THEN 'voice' ELSE 'sms' END WHERE kind = 'send';
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -247,5 +261,11 @@ ${OTP_EVENT_INDEXES}`,
     name: "each team's standing in a request budget: its fair share of the bulk requests (team-shares.ts)",
     sqlite: V10_BUDGET_TEAMS('REAL', 'INTEGER'),
     postgres: V10_BUDGET_TEAMS('DOUBLE PRECISION', 'BIGINT'),
+  },
+  {
+    version: 11,
+    name: "where each final state came from (a webhook, or the provider's answer), and each OTP send's channel and delivery",
+    sqlite: V11_FINAL_SOURCE,
+    postgres: V11_FINAL_SOURCE,
   },
 ];

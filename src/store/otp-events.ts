@@ -60,8 +60,8 @@ export class SqlOtpEvents implements OtpEventStore {
       });
       await tx.run(
         `INSERT INTO otp_events (event_key, kind, session, purpose, number, number_lookup, country, prefix, at,
-                                 verdict, reason, retry_after_seconds)
-         VALUES (?, 'send', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                                 verdict, reason, retry_after_seconds, channel)
+         VALUES (?, 'send', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           attempt.key,
           attempt.session,
@@ -74,16 +74,22 @@ export class SqlOtpEvents implements OtpEventStore {
           decision.verdict,
           decision.reason,
           decision.retryAfterSeconds,
+          attempt.channel ?? null,
         ],
       );
       return decision;
     });
   }
 
-  /** What the provider charged for a send the guard let through. */
-  async recordCost(key: string, cost: number, currency: string): Promise<void> {
+  /** What the provider charged for a send the guard let through, and the delivery's id when given. */
+  async recordCost(key: string, cost: number, currency: string, deliveryId?: string): Promise<void> {
+    if (deliveryId !== undefined && (deliveryId.length === 0 || deliveryId.length > 200))
+      throw new StoreInputError('deliveryId must be a string of 1 to 200 characters');
     await this.driver.transaction((tx) =>
-      tx.run('UPDATE otp_events SET cost = ?, currency = ? WHERE event_key = ?', [cost, currency, key]),
+      tx.run(
+        'UPDATE otp_events SET cost = ?, currency = ?, delivery_id = COALESCE(?, delivery_id) WHERE event_key = ?',
+        [cost, currency, deliveryId ?? null, key],
+      ),
     );
   }
 
@@ -107,8 +113,11 @@ export class SqlOtpEvents implements OtpEventStore {
     for (let after = 0; ;) {
       const page = await this.driver.read((tx) =>
         tx.all<HistoryRow>(
-          `SELECT seq, event_key, kind, session, purpose, number, at, verdict, reason, cost, currency
-           FROM otp_events WHERE seq > ? AND at >= ? ORDER BY seq LIMIT ${HISTORY_PAGE}`,
+          // The delivery's final state, a text's or a call's, from the message store (null while not known).
+          `SELECT e.seq, e.event_key, e.kind, e.session, e.purpose, e.number, e.at, e.verdict, e.reason, e.cost,
+                  e.currency, e.channel, m.final_status AS delivery_status
+           FROM otp_events e LEFT JOIN messages m ON m.provider_message_id = e.delivery_id
+           WHERE e.seq > ? AND e.at >= ? ORDER BY e.seq LIMIT ${HISTORY_PAGE}`,
           [after, since],
         ),
       );
@@ -130,6 +139,8 @@ export class SqlOtpEvents implements OtpEventStore {
       reason: row.reason as RecordedOtpEvent['reason'],
       cost: row.cost === null ? null : Number(row.cost),
       currency: row.currency,
+      channel: row.channel,
+      deliveryStatus: row.delivery_status,
     };
   }
 
@@ -150,6 +161,8 @@ interface HistoryRow {
   reason: string | null;
   cost: number | string | null;
   currency: string | null;
+  channel: 'sms' | 'voice' | null;
+  delivery_status: string | null;
 }
 
 /** Sends of a prefix or country made after `since` that reached the provider. */

@@ -30,6 +30,10 @@ export interface RecordedOtpEvent {
   /** What the provider charged for the send (minor units), when it took it. */
   cost: number | null;
   currency: string | null;
+  /** Sends: a text or a call (null: not known). */
+  channel?: 'sms' | 'voice' | null;
+  /** Sends: the text's or the call's final state in the message store (null: none known). */
+  deliveryStatus?: string | null;
 }
 
 interface Sent {
@@ -207,6 +211,49 @@ export function guardReport(config: OtpGuardConfig, events: readonly RecordedOtp
       verifiedSessions: [...sentSessions].filter((s) => verified.has(s)).length,
     }))
     .sort((a, b) => b.attempts - a.attempts || a.country.localeCompare(b.country) || a.prefix.localeCompare(b.prefix));
+}
+
+/** One row of `msgflow otp guard report --by channel`. */
+export interface ChannelConversionRow {
+  channel: 'sms' | 'voice';
+  /** Sends on this channel that reached the provider. */
+  sent: number;
+  /** Of those, the ones whose final state says the code got there: a text `delivered`, a call `completed`. */
+  reached: number;
+  /** Sessions with a send on this channel. */
+  sessions: number;
+  /** Of those, the sessions whose code was verified. */
+  verifiedSessions: number;
+}
+
+const REACHED = new Set(['delivered', 'completed']);
+
+/** Per channel (texts, then calls): sends, how many reached the person, and the sessions' conversion. */
+export function channelConversion(events: readonly RecordedOtpEvent[]): ChannelConversionRow[] {
+  const verified = new Set(events.filter((e) => e.kind === 'verify').map((e) => e.session));
+  const rows = new Map<'sms' | 'voice', ChannelConversionRow & { sentSessions: Set<string> }>();
+  for (const event of events) {
+    if (event.kind !== 'send' || !event.channel || event.verdict === 'blocked') continue;
+    const row = rows.get(event.channel) ?? {
+      channel: event.channel,
+      sent: 0,
+      reached: 0,
+      sessions: 0,
+      verifiedSessions: 0,
+      sentSessions: new Set<string>(),
+    };
+    row.sent += 1;
+    if (event.deliveryStatus && REACHED.has(event.deliveryStatus)) row.reached += 1;
+    row.sentSessions.add(event.session);
+    rows.set(event.channel, row);
+  }
+  return (['sms', 'voice'] as const).flatMap((channel) => {
+    const row = rows.get(channel);
+    if (!row) return [];
+    const { sentSessions, ...counts } = row;
+    const sessions = [...sentSessions];
+    return [{ ...counts, sessions: sessions.length, verifiedSessions: sessions.filter((s) => verified.has(s)).length }];
+  });
 }
 
 function increment<K extends string>(counts: Partial<Record<K, number>>, key: K, by = 1): void {

@@ -18,6 +18,8 @@ export interface OtpSendAttempt {
   number: string;
   /** When the guard judges it (ms since the epoch). */
   at: number;
+  /** How the code goes out: a text, or a call reading it (absent: recorded without one). */
+  channel?: 'sms' | 'voice';
 }
 
 /** Where a number belongs, as the rules see it. */

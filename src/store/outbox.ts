@@ -15,7 +15,7 @@ import { type Outbox, StoreInputError, type WaiterOutcomes } from './types.js';
 
 interface UntoldRow extends Pick<
   MessageRow,
-  'provider_message_id' | 'final_status' | 'final_timestamp' | 'final_event_id' | 'trace_parent'
+  'provider_message_id' | 'final_status' | 'final_timestamp' | 'final_event_id' | 'final_source' | 'trace_parent'
 > {
   untold_since: number;
 }
@@ -127,7 +127,8 @@ function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox
 /** The workflow's untold outcomes, oldest first, at most `limit`; undefined when there is none. */
 async function untoldOf(tx: Executor, workflowId: string, limit: number): Promise<WaiterOutcomes | undefined> {
   const found = await tx.all<UntoldRow>(
-    `SELECT m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id, m.trace_parent, w.untold_since
+    `SELECT m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id, m.final_source, m.trace_parent,
+            w.untold_since
      FROM waiters w JOIN messages m ON m.provider_message_id = w.provider_message_id
      WHERE w.workflow_id = ? AND w.untold_since IS NOT NULL
      ORDER BY w.untold_since, m.provider_message_id LIMIT ?`,

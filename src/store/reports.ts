@@ -13,8 +13,9 @@ import {
   encodeCursor,
   list,
   type MessageRow,
-  outcomeOf,
+  sourceOf,
   type StoreContext,
+  storedFinalOf,
 } from './sql.js';
 import { type MessageStore, type ReportRow, StoreInputError } from './types.js';
 
@@ -97,7 +98,7 @@ function messageLookups({ driver, personal }: StoreContext): Pick<MessageStore, 
       if (!row) return null;
       return {
         providerMessageId: row.provider_message_id,
-        final: outcomeOf(row)[0] ?? null,
+        final: storedFinalOf(row),
         lastStatus: row.last_status,
         lastStatusTimestamp: row.last_status_timestamp,
         number: numberOf(personal, row),
@@ -176,5 +177,6 @@ function reportRow(personal: PersonalData, r: MessageRow): ReportRow {
     status: r.final_status ?? r.last_status,
     final: r.final_status !== null,
     timestamp: r.final_status !== null ? r.final_timestamp : r.last_status_timestamp,
+    source: r.final_status !== null ? sourceOf(r.final_source) : null,
   };
 }

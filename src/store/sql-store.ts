@@ -7,6 +7,7 @@ import type { Driver } from './driver.js';
 import { SqlOtpEvents } from './otp-events.js';
 import { sqlOutbox } from './outbox.js';
 import type { PersonalData } from './personal-data.js';
+import { providerFinals } from './provider-finals.js';
 import { reportsAndRejected } from './reports.js';
 import { requestBuckets } from './request-bucket.js';
 import { retention } from './retention.js';
@@ -20,6 +21,7 @@ export function sqlMessageStore(driver: Driver, personal: PersonalData, hooks: S
   return {
     dialect: driver.dialect,
     ...waitersAndOutcomes(context),
+    ...providerFinals(context),
     ...reportsAndRejected(context),
     ...suppressionsAndErasure(context),
     ...retention(context),

@@ -5,7 +5,7 @@
 import { isFinalStatus } from '../api/constants.js';
 import type { Driver } from './driver.js';
 import type { PersonalData } from './personal-data.js';
-import { type FinalOutcome, type StoreHooks, StoreInputError } from './types.js';
+import { type FinalOutcome, type FinalSource, type StoreHooks, type StoredFinal, StoreInputError } from './types.js';
 
 /** What every part of the store is built from: the same driver, personal-data sealing and test hooks. */
 export interface StoreContext {
@@ -32,11 +32,14 @@ export interface MessageRow {
   final_recorded_at: number | null;
   /** The W3C traceparent of the span that sent it; null when it was not traced. */
   trace_parent: string | null;
+  /** Where the final state came from (`webhook` or `provider`); null while not final. */
+  final_source: string | null;
 }
 
 /** The row's final outcome, as a list of none or one (for `flatMap`). */
 export function outcomeOf(
-  row: Pick<MessageRow, 'provider_message_id' | 'final_status' | 'final_timestamp' | 'final_event_id'>,
+  row: Pick<MessageRow, 'provider_message_id' | 'final_status' | 'final_timestamp' | 'final_event_id'> &
+    Partial<Pick<MessageRow, 'final_source'>>,
 ): FinalOutcome[] {
   if (row.final_status === null || !isFinalStatus(row.final_status)) return [];
   return [
@@ -45,8 +48,28 @@ export function outcomeOf(
       status: row.final_status,
       timestamp: row.final_timestamp!,
       eventId: row.final_event_id,
+      ...(row.final_source === 'provider' ? { source: 'provider' as const } : {}),
     },
   ];
+}
+
+/** The row's final state, a message's or a voice call's, with where it came from; null while not final. */
+export function storedFinalOf(
+  row: Pick<MessageRow, 'provider_message_id' | 'final_status' | 'final_timestamp' | 'final_event_id' | 'final_source'>,
+): StoredFinal | null {
+  if (row.final_status === null) return null;
+  return {
+    providerMessageId: row.provider_message_id,
+    status: row.final_status,
+    timestamp: row.final_timestamp!,
+    eventId: row.final_event_id,
+    source: sourceOf(row.final_source),
+  };
+}
+
+/** Final states recorded before the column existed came from webhooks (migration 10 says so too). */
+export function sourceOf(column: string | null): FinalSource {
+  return column === 'provider' ? 'provider' : 'webhook';
 }
 
 export function rows(count: number, columns: number): string {

@@ -30,12 +30,44 @@ export interface StatusEventRecord {
   eventId?: string;
 }
 
+/** Where a final state came from: a status event the ingress received, or the provider's answer when asked. */
+export type FinalSource = 'webhook' | 'provider';
+
 /** The first final state recorded for a message. */
 export interface FinalOutcome {
   providerMessageId: string;
   status: FinalStatus;
   timestamp: string;
   eventId: string | null;
+  /** `provider` when the final state was asked of the provider; absent when a webhook brought it. */
+  source?: 'provider';
+}
+
+/** The final state held for a message or a voice call (its status is a voice status then), and its source. */
+export interface StoredFinal {
+  providerMessageId: string;
+  status: string;
+  timestamp: string;
+  /** The webhook delivery's id; null when the provider was asked. */
+  eventId: string | null;
+  source: FinalSource;
+}
+
+/**
+ * A final state learned by asking the provider: a message's (GET /messages/{id} at the end of a wait window)
+ * or a voice call's (GET /voice/{id}). See provider-finals.ts for the rule.
+ */
+export interface ProviderFinalRecord {
+  /** The message's provider_message_id, or the call's id. */
+  providerMessageId: string;
+  /** A final message status, or a final voice status. */
+  status: string;
+  /** The provider's time of that state (ISO 8601, as received). */
+  timestamp: string;
+  /** The workflow that asked: its waiter is marked told in the same transaction. */
+  workflowId?: string;
+  /** The recipient (+E.164), kept for reports and look-ups by number; sealed when the store has a key ring. */
+  number?: string;
 }
 
 /** What to signal: each waiting workflow with the final outcomes of the messages it waits for. */
@@ -56,7 +88,7 @@ export interface Waiter {
 /** Everything held about one message. Times without a suffix are the provider's; `*At` numbers are ours (ms). */
 export interface StoredMessage {
   providerMessageId: string;
-  final: FinalOutcome | null;
+  final: StoredFinal | null;
   /** The last non-final status seen, and its event's timestamp. */
   lastStatus: string | null;
   lastStatusTimestamp: string | null;
@@ -85,6 +117,8 @@ export interface ReportRow {
   final: boolean;
   /** The provider's timestamp of that status. */
   timestamp: string | null;
+  /** Where the final status came from; null while not final. */
+  source: FinalSource | null;
 }
 
 export interface SettledQuery {
@@ -228,6 +262,11 @@ export interface MessageStore {
    * so a redelivery after a failed signal signals again. Events nobody waits for yet are kept for their sender.
    */
   recordEvents(events: readonly StatusEventRecord[]): Promise<WaiterOutcomes[]>;
+  /**
+   * Records a final state asked of the provider (source `provider`) unless one is recorded already (the first
+   * stands), marks the asking workflow's waiter told in the same transaction, and returns the state that stands.
+   */
+  recordProviderFinal(record: ProviderFinalRecord): Promise<StoredFinal>;
   /** The final outcomes recorded for these messages (those not final yet are absent). */
   outcomes(providerMessageIds: readonly string[]): Promise<FinalOutcome[]>;
   /** Workflow `workflowId` stops waiting for these messages, or for all of its messages when `ids` is omitted. */
@@ -277,8 +316,8 @@ export class StoreInputError extends Error {
 export interface OtpEventStore {
   /** Judges one send by `rules` against the recorded sends and records it; a repeated key gets its first decision. */
   judgeSend(attempt: OtpSendAttempt, rules: OtpGuardRules): Promise<OtpGuardDecision>;
-  /** What the provider charged for a send the guard let through (minor units). */
-  recordCost(key: string, cost: number, currency: string): Promise<void>;
+  /** What the provider charged for a send the guard let through (minor units), and its text's or call's id. */
+  recordCost(key: string, cost: number, currency: string, deliveryId?: string): Promise<void>;
   /** The session's code was verified (idempotent). */
   recordVerified(session: string, at: number): Promise<void>;
   /** Every event recorded at or after `since` (ms since the epoch), in the order recorded, numbers in clear. */

@@ -100,17 +100,18 @@ function eventRecording({ driver, hooks }: StoreContext): Pick<MessageStore, 're
         for (const batch of chunks(folded)) {
           const written = await tx.all<MessageRow>(
             `INSERT INTO messages (provider_message_id, final_status, final_timestamp, final_event_id,
-               last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at)
-             VALUES ${rows(batch.length, 9)}
+               last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at, final_source)
+             VALUES ${rows(batch.length, 10)}
              ON CONFLICT (provider_message_id) DO UPDATE SET
                final_status = COALESCE(messages.final_status, excluded.final_status),
                final_timestamp = CASE WHEN messages.final_status IS NULL THEN excluded.final_timestamp ELSE messages.final_timestamp END,
                final_event_id = CASE WHEN messages.final_status IS NULL THEN excluded.final_event_id ELSE messages.final_event_id END,
                final_recorded_at = CASE WHEN messages.final_status IS NULL THEN excluded.final_recorded_at ELSE messages.final_recorded_at END,
+               final_source = CASE WHEN messages.final_status IS NULL THEN excluded.final_source ELSE messages.final_source END,
                last_status = COALESCE(excluded.last_status, messages.last_status),
                last_status_timestamp = CASE WHEN excluded.last_status IS NULL THEN messages.last_status_timestamp ELSE excluded.last_status_timestamp END,
                last_seen_at = excluded.last_seen_at
-             RETURNING provider_message_id, final_status, final_timestamp, final_event_id, trace_parent`,
+             RETURNING provider_message_id, final_status, final_timestamp, final_event_id, final_source, trace_parent`,
             batch.flatMap((e) => [
               e.providerMessageId,
               e.final?.status ?? null,
@@ -121,6 +122,7 @@ function eventRecording({ driver, hooks }: StoreContext): Pick<MessageStore, 're
               now,
               now,
               e.final ? now : null,
+              e.final ? 'webhook' : null,
             ]),
           );
           finals.push(...written.flatMap(outcomeOf));
@@ -248,7 +250,9 @@ async function finalsOf(tx: Executor, ids: readonly string[]): Promise<FinalOutc
   const finals: FinalOutcome[] = [];
   for (const batch of chunks(ids)) {
     const found = await tx.all<MessageRow>(
-      `SELECT provider_message_id, final_status, final_timestamp, final_event_id FROM messages
+      // Every column (final_source among them) rather than a list: a store opened at an older schema (the
+      // upgrade tests) can still register.
+      `SELECT * FROM messages
        WHERE final_status IS NOT NULL AND provider_message_id IN (${list(batch.length)})
        ORDER BY provider_message_id`,
       batch,

@@ -70,7 +70,14 @@ describe('bad input', () => {
 
   it('refuses bad input to every other workflow type by name', async () => {
     const before = await ledger();
-    for (const type of ['smsCampaign', 'otpVerification', 'voiceCall', 'checkContacts', 'awaitMessage'])
+    for (const type of [
+      'smsCampaign',
+      'otpVerification',
+      'voiceCall',
+      'followVoiceCall',
+      'checkContacts',
+      'awaitMessage',
+    ])
       await expectRefused(type, 'garbage', 'input: must be an object');
     await expectRefused(
       'smsCampaign',
@@ -83,6 +90,7 @@ describe('bad input', () => {
       { recipient: MAGIC_NUMBERS.delivered, message: 'hi', repeat: 9 },
       'repeat: at most 3',
     );
+    await expectRefused('followVoiceCall', { callId: '' }, 'callId: must not be empty');
     await expectRefused('checkContacts', {}, 'input: give at least one number or email');
     await expectRefused('awaitMessage', { providerMessageId: '' }, 'providerMessageId: must not be empty');
     expect(await ledger()).toEqual(before);

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys } from '../../src/crypto/otp-keys.js';
+import { VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -98,10 +99,11 @@ describe('msgflow otp', () => {
   });
 
   it(
-    'names the channels: a call follows an unverified text, and a channel that does not exist is refused',
+    "names the channels: a call follows an unverified text, and status shows the call's final state from the store",
     { timeout: 120_000 },
     async () => {
-      const recipient = '2348012345682';
+      // The sandbox's call to this number is never answered: the state only polling the call can tell.
+      const recipient = VOICE_MAGIC_NUMBERS.no_answer;
       const args = ['otp', 'send', '--purpose', 'login', '--to', recipient];
       const unknown = await run([...args, '--channels', 'sms,fax'], env);
       expect(unknown.code).toBe(2);
@@ -118,11 +120,27 @@ describe('msgflow otp', () => {
         'the voice call',
         { timeoutMs: 30_000 },
       );
-      const status = await run(['otp', 'status', '--purpose', 'login', '--to', recipient, '--json'], env);
-      expect(JSON.parse(status.stdout).channelAttempts).toEqual([
+      // The session follows its call to the end: `otp status` shows the final state, once it is known.
+      const attemptsOf = async () =>
+        JSON.parse((await run(['otp', 'status', '--purpose', 'login', '--to', recipient, '--json'], env)).stdout)
+          .channelAttempts as Array<{ channel: string; id: string; outcome: string }>;
+      const attempts = await waitFor(
+        async () => {
+          const found = await attemptsOf();
+          return found.at(-1)?.outcome === 'placed' ? undefined : found;
+        },
+        "the call's final state in otp status",
+        { timeoutMs: 60_000 },
+      );
+      expect(attempts).toEqual([
         expect.objectContaining({ channel: 'sms', outcome: 'delivered' }),
-        expect.objectContaining({ channel: 'voice', id: call.provider_message_id, outcome: 'placed' }),
+        expect.objectContaining({ channel: 'voice', id: call.provider_message_id, outcome: 'no_answer' }),
       ]);
+      // The same final state is in the message store, asked of the provider, with the number called.
+      const stored = await stack.store.message(call.provider_message_id);
+      expect(stored?.final).toMatchObject({ status: 'no_answer', source: 'provider' });
+      expect(stored?.number).toBe(`+${recipient}`);
+      const status = await run(['otp', 'status', '--purpose', 'login', '--to', recipient], env);
       expect(status.stdout).not.toContain(call.code!);
     },
   );

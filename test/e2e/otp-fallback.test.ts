@@ -3,11 +3,12 @@
  * sandbox over HTTP (its carrier reports each text's final status by signed webhook to the real ingress), the
  * message store and a real worker. The call comes at once after an undelivered text, after the channel timeout
  * after a delivered one, never for a session that was verified, locked or expired first, and the code it reads
- * out is the session's code.
+ * out is the session's code. The session follows its call to the call's final state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InboxEntry } from '../../src/api/admin.js';
 import type { OtpVerificationResult } from '../../src/api/otp-io.js';
+import { followCallWorkflowId } from '../../src/definitions/workflow-ids.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
@@ -58,8 +59,17 @@ describe('OTP fallback from SMS to a voice call', () => {
     const result = await resultOf(sent.workflowId);
     expect(result.channelAttempts).toEqual([
       expect.objectContaining({ channel: 'sms', id: text.provider_message_id, send: 1, outcome: 'undelivered' }),
-      expect.objectContaining({ channel: 'voice', id: call.provider_message_id, send: 1, outcome: 'placed' }),
+      expect.objectContaining({ channel: 'voice', id: call.provider_message_id, send: 1 }),
     ]);
+    // The session closed at once, whether or not its call had ended (`placed` then): the call is followed to its
+    // end all the same, and its final state reaches the store.
+    expect(['placed', 'completed']).toContain(result.channelAttempts?.[1]?.outcome);
+    const callFinal = await waitFor(
+      async () => (await stack.store.message(call.provider_message_id))?.final ?? undefined,
+      "the call's final state in the store",
+      { timeoutMs: 30_000 },
+    );
+    expect(callFinal).toMatchObject({ status: 'completed', source: 'provider' });
     // The session no longer waits for its text once it has ended.
     expect((await stack.store.message(text.provider_message_id))?.waiters[0]?.releasedAt).not.toBeNull();
     const voiceCharges = (await stack.admin.ledger(stack.accountId!)).filter(
@@ -75,10 +85,10 @@ describe('OTP fallback from SMS to a voice call', () => {
     const { call, text } = await callAndText(recipient);
     expect(Date.parse(call.created_at) - Date.parse(text.created_at)).toBeGreaterThanOrEqual(2000);
     const state = await stack.msgflow.otpState({ purpose, recipient });
-    expect(state?.channelAttempts?.map((a) => [a.channel, a.outcome])).toEqual([
-      ['sms', 'delivered'],
-      ['voice', 'placed'],
-    ]);
+    // The call is `placed` until the session's poll sees it final (the sandbox ends it within moments).
+    expect(state?.channelAttempts?.map((a) => a.channel)).toEqual(['sms', 'voice']);
+    expect(state?.channelAttempts?.[0]?.outcome).toBe('delivered');
+    expect(['placed', 'completed']).toContain(state?.channelAttempts?.[1]?.outcome);
     expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: call.code! })).status).toBe('verified');
     expect((await resultOf(sent.workflowId)).status).toBe('verified');
   });
@@ -155,5 +165,44 @@ describe('OTP fallback from SMS to a voice call', () => {
       expect(error, JSON.stringify(channels)).toBeInstanceOf(InvalidWorkflowInputError);
     }
     expect(await stack.admin.inbox(recipient)).toEqual([]);
+  });
+});
+
+describe('OTP fallback call still going when the session ends', () => {
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    // Each step of a call takes 2 s here: a call lasts about 6 s, well after its code was verified.
+    stack = await startTestStack({ sandbox: { otpPerIpPerMinute: 10_000, carrier: { voiceStepMs: 2000 } } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('the session closes without waiting for its call, the call is followed to its end, a new session starts at once', async () => {
+    const recipient = MAGIC_NUMBERS.undelivered;
+    const purpose = 'fallback-long-call';
+    await stack.msgflow.sendOtp({ purpose, recipient, ...FALLBACK, channelTimeoutSeconds: 3600 });
+    const call = await waitFor(
+      async () => (await stack.admin.inbox(recipient)).find((e) => e.kind === 'voice'),
+      'the voice call',
+      { timeoutMs: 30_000 },
+    );
+    expect((await stack.msgflow.verifyOtp({ purpose, recipient, code: call.code! })).status).toBe('verified');
+    // The person asks for a code again while the call is still going: a new session, at once (the facade
+    // waits up to 2 s for a verified session to close; one waiting for its call would take seconds more).
+    const second = await stack.msgflow.sendOtp({ purpose, recipient });
+    expect(second.status).toBe('sent');
+    expect(second.sends).toBe(1);
+    // The first session's call reached its final state all the same, and the store holds it.
+    const callFinal = await waitFor(
+      async () => (await stack.store.message(call.provider_message_id))?.final ?? undefined,
+      "the call's final state in the store",
+      { timeoutMs: 30_000 },
+    );
+    expect(callFinal).toMatchObject({ status: 'completed', source: 'provider' });
+    // Its follower, the session's abandoned child, is what followed it.
+    const follower = stack.temporal.workflow.getHandle(followCallWorkflowId(call.provider_message_id));
+    expect(await follower.result()).toEqual({ callId: call.provider_message_id, status: 'completed', final: true });
   });
 });

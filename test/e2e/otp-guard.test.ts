@@ -3,7 +3,8 @@
  * on the message store. Each rule (one purpose each, in prefixes of their own) blocks the send it should
  * with OtpBlockedError, before the provider sees it (nothing in its ledger); monitor mode flags and sends;
  * the allow and deny lists win; `msgflow otp send` prints the block; and `msgflow otp guard backtest` with
- * the live rules replays the recorded history to the live decisions.
+ * the live rules replays the recorded history to the live decisions; `msgflow otp guard report --by channel`
+ * counts a fallback call by its final state, which the session's poll wrote to the store.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,9 @@ import { otpGuardConfig, type OtpGuardRulesFile } from '../../src/api/otp-guard.
 import type { RunningStack } from '../../src/stack.js';
 import { generateOtpKeys } from '../../src/crypto/otp-keys.js';
 import { OtpBlockedError, otpWorkflowId } from '../../src/starter/otp.js';
+import { VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import { backtest } from '../../src/store/otp-guard-replay.js';
+import { waitFor } from '../support/wait-for.js';
 import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack } from '../support/stack.js';
 
@@ -141,5 +144,42 @@ describe('the OTP fraud guard', () => {
     const liveBlocked = sends.filter((e) => e.verdict === 'blocked').length;
     expect(Object.values(summary.wouldBlock).reduce((a, b) => a + b, 0)).toBe(liveBlocked);
     expect(summary.liveBlockedWouldSend).toBe(0);
+  });
+
+  it("`msgflow otp guard report --by channel` counts a call by the final state the session's poll stored", async () => {
+    // This suite's only call: to the sandbox's never-answered number, after its delivered text's channel timeout.
+    const recipient = VOICE_MAGIC_NUMBERS.no_answer;
+    const purpose = 'fallback';
+    await stack.msgflow.sendOtp({ purpose, recipient, channels: ['sms', 'voice'], channelTimeoutSeconds: 1 });
+    await waitFor(
+      async () => (await stack.msgflow.otpState({ purpose, recipient }))?.channelAttempts?.[1]?.outcome === 'no_answer',
+      "the call's final state",
+      { timeoutMs: 30_000 },
+    );
+    await verify(purpose, recipient);
+    const env = { ...cliEnvFor(stack), MSGFLOW_STORE_FILE: join(folder, 'store.db'), ...otp.env };
+    const report = await runMsgflow(['otp', 'guard', 'report', '--by', 'channel', '--since', '1h', '--json'], {
+      cwd: folder,
+      env,
+    });
+    expect(report.code, report.stderr).toBe(0);
+    const rows = JSON.parse(report.stdout) as Array<{ channel: string; sent: number; reached: number }>;
+    expect(rows.find((r) => r.channel === 'voice')).toEqual({
+      channel: 'voice',
+      sent: 1,
+      reached: 0,
+      sessions: 1,
+      verifiedSessions: 1,
+    });
+    // Texts reach the person in this sandbox unless their number says otherwise: the store knows it by webhook.
+    const texts = rows.find((r) => r.channel === 'sms')!;
+    expect(texts.reached).toBeGreaterThan(0);
+    expect(texts.reached).toBeLessThanOrEqual(texts.sent);
+    const human = await runMsgflow(['otp', 'guard', 'report', '--by', 'channel', '--since', '1h'], {
+      cwd: folder,
+      env,
+    });
+    expect(human.stdout).toMatch(/^channel {2}sent {2}reached {2}sessions {2}verified {2}conversion\n/);
+    expect(human.stdout).toMatch(/\nvoice +1 +0 +1 +1 +100%\n/);
   });
 });

@@ -51,6 +51,11 @@ describe('sendSms', () => {
         source: 'timeout',
         timestamp: null,
       });
+      // The answer the workflow acted on is the store's: reports show it, marked as asked of the provider.
+      const asked = await stack.store.message(byNumber[`+${MAGIC_NUMBERS.delivered}`]!.provider_message_id);
+      expect(asked?.final).toMatchObject({ status: 'delivered', source: 'provider', eventId: null });
+      const open = await stack.store.message(byNumber[`+${MAGIC_NUMBERS.neverFinal}`]!.provider_message_id);
+      expect(open?.final).toBeNull();
     } finally {
       await stack.messaging.webhooks.update(endpoint!.id, { url: stack.ingress.webhookUrl });
     }

@@ -28,6 +28,12 @@ describe('voiceCall', () => {
       }),
     );
     expect(results.map((r) => [r.status, r.final])).toEqual(outcomes.map((o) => [o, true]));
+    // Each call's final state reached the message store, asked of the provider, with the number it called.
+    for (const [i, outcome] of outcomes.entries()) {
+      const stored = await stack.store.message(results[i]!.callId);
+      expect(stored?.final, outcome).toMatchObject({ status: outcome, source: 'provider' });
+      expect(stored?.number).toBe(`+${VOICE_MAGIC_NUMBERS[outcome]}`);
+    }
     const completed = results[0]!;
     expect(completed.durationSeconds).toBeGreaterThan(0);
     // The workflow's figures are the provider's.
@@ -87,6 +93,8 @@ describe('voiceCall past its deadline', () => {
     expect(result.final).toBe(false);
     expect(['queued', 'ringing', 'in_progress']).toContain(result.status);
     expect(result.status).toBe((await stack.messaging.voice.get(result.callId)).status);
+    // Not final: nothing for the store to hold as the call's final state.
+    expect(await stack.store.message(result.callId)).toBeNull();
 
     // It did poll, and the deadline ended the polling: the poll activity closed (failed, or timed out while
     // waiting for its next attempt) with a "not final yet" answer from the provider as the last failure.

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { formatTimestamp } from '../../src/api/common.js';
 import { signWebhook } from '../../src/api/signature.js';
-import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
+import { followCallWorkflowId } from '../../src/definitions/workflow-ids.js';
+import { MAGIC_NUMBERS, VOICE_MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import { startStack } from '../../src/stack.js';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { ensureTemporal } from '../../src/temporal/dev-server.js';
@@ -133,6 +134,31 @@ try {
   await stack.msgflow.verifyOtp({ purpose: 'login', recipient: MAGIC_NUMBERS.undelivered, code: spoken });
   await stack.temporal.workflow.getHandle(voiceFallback.workflowId).result();
   await save('otp-verification-voice-fallback', voiceFallback.workflowId);
+
+  // OTP whose fallback call is followed to its final state by its child (otp-call-followed): nobody answers.
+  const unanswered = VOICE_MAGIC_NUMBERS.no_answer;
+  const followed = await stack.msgflow.sendOtp({
+    purpose: 'signup',
+    recipient: unanswered,
+    channels: ['sms', 'voice'],
+    channelTimeoutSeconds: 1,
+  });
+  let outcome: string | undefined;
+  for (let tries = 0; outcome !== 'no_answer' && tries < 300; tries++) {
+    outcome = (await stack.msgflow.otpState({ purpose: 'signup', recipient: unanswered }))?.channelAttempts?.[1]
+      ?.outcome;
+    if (outcome !== 'no_answer') await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (outcome !== 'no_answer') throw new Error(`the OTP call was not followed to its end (${outcome})`);
+  const read = (await stack.admin.inbox(unanswered)).find((e) => e.kind === 'voice')?.code;
+  await stack.msgflow.verifyOtp({ purpose: 'signup', recipient: unanswered, code: read! });
+  const session = stack.temporal.workflow.getHandle(followed.workflowId);
+  await session.result();
+  await save('otp-verification-call-followed', followed.workflowId);
+  const followedCall = (await session.result()).channelAttempts?.[1]?.id;
+  const follower = followCallWorkflowId(followedCall!);
+  await stack.temporal.workflow.getHandle(follower).result();
+  await save('follow-voice-call', follower);
 
   // A voice call followed to its final state, and a contact check.
   const call = await stack.msgflow.startVoiceCall({

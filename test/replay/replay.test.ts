@@ -21,6 +21,7 @@ describe('workflow replay', () => {
     expect([...types].sort()).toEqual([
       'awaitMessage',
       'checkContacts',
+      'followVoiceCall',
       'otpVerification',
       'sendSms',
       'smsCampaign',

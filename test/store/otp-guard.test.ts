@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_OTP_GUARD_RULES, type OtpGuardRules, otpGuardConfig } from '../../src/api/otp-guard.js';
 import { generateKey, parseKeyRing } from '../../src/crypto/keyring.js';
 import type { MessageStore } from '../../src/store/index.js';
-import { backtest } from '../../src/store/otp-guard-replay.js';
+import { backtest, channelConversion } from '../../src/store/otp-guard-replay.js';
 import { DIALECTS, type DialectHarness, harness } from './dialects.js';
 
 const T0 = Date.parse('2026-11-25T08:00:00Z');
@@ -198,5 +198,39 @@ describe.each(DIALECTS)('the OTP record on %s', (dialect) => {
     expect((await store.otp.history(0)).map((e) => e.number)).toEqual([null, '2348036000002']);
     expect((await store.purge({ olderThan: new Date(dayAgo + 1) })).otpEvents).toBe(1);
     expect(await store.otp.history(0)).toHaveLength(1);
+  });
+
+  it("links each send to its text's or call's final state: conversion per channel", async () => {
+    const store = await h.open(await h.freshLocation());
+    const guard = rules({});
+    const at = Date.now();
+    const judged = (key: string, session: string, channel: 'sms' | 'voice') =>
+      store.otp.judgeSend({ key, session, purpose: 'login', number: '2348037000001', at, channel }, guard);
+    // Session a: its text delivered (webhook), its call unanswered (polled), then verified.
+    await judged('a/send-1', 'a', 'sms');
+    await store.otp.recordCost('a/send-1', 5, 'NGN', 'msg_a');
+    await store.recordEvents([{ providerMessageId: 'msg_a', status: 'delivered', timestamp: '2026-01-01T00:00:00Z' }]);
+    await judged('a/voice', 'a', 'voice');
+    await store.otp.recordCost('a/voice', 12, 'NGN', 'call_a');
+    await store.recordProviderFinal({
+      providerMessageId: 'call_a',
+      status: 'no_answer',
+      timestamp: '2026-01-01T00:01:00Z',
+    });
+    await store.otp.recordVerified('a', at);
+    // Session b: its text's final state not known yet; never verified.
+    await judged('b/send-1', 'b', 'sms');
+    await store.otp.recordCost('b/send-1', 5, 'NGN', 'msg_b');
+
+    const history = await store.otp.history(0);
+    expect(history.filter((e) => e.kind === 'send').map((e) => [e.channel, e.deliveryStatus])).toEqual([
+      ['sms', 'delivered'],
+      ['voice', 'no_answer'],
+      ['sms', null],
+    ]);
+    expect(channelConversion(history)).toEqual([
+      { channel: 'sms', sent: 2, reached: 1, sessions: 2, verifiedSessions: 1 },
+      { channel: 'voice', sent: 1, reached: 0, sessions: 1, verifiedSessions: 1 },
+    ]);
   });
 });

@@ -95,10 +95,10 @@ describe('campaign reports', () => {
     const csv = await cli(['campaign', 'report', 'spring']);
     expect(csv.code).toBe(0);
     expect(csv.stdout.trim().split('\n')).toEqual([
-      'provider_message_id,number,status,final,timestamp',
-      `m1,234801000000,delivered,true,${at(1)}`,
-      `m2,234801000001,undelivered,true,${at(6)}`,
-      `m3,234801000002,expired,true,${at(7)}`,
+      'provider_message_id,number,status,final,timestamp,source',
+      `m1,234801000000,delivered,true,${at(1)},webhook`,
+      `m2,234801000001,undelivered,true,${at(6)},webhook`,
+      `m3,234801000002,expired,true,${at(7)},webhook`,
     ]);
     const ndjson = await cli(['campaign', 'report', 'spring', '--format', 'ndjson', '--status', 'expired']);
     expect(
@@ -107,13 +107,20 @@ describe('campaign reports', () => {
         .split('\n')
         .map((l) => JSON.parse(l)),
     ).toEqual([
-      { provider_message_id: 'm3', number: '234801000002', status: 'expired', final: true, timestamp: at(7) },
+      {
+        provider_message_id: 'm3',
+        number: '234801000002',
+        status: 'expired',
+        final: true,
+        timestamp: at(7),
+        source: 'webhook',
+      },
     ]);
     const shown = await cli(['message', 'show', 'm2', '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({
       providerMessageId: 'm2',
       campaignKey: 'spring',
-      final: { status: 'undelivered' },
+      final: { status: 'undelivered', source: 'webhook' },
       waiters: [{ workflowId: 'campaign:spring' }],
     });
     const missing = await cli(['message', 'show', 'nope']);

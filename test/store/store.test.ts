@@ -246,11 +246,32 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     } while (after);
     expect(pages).toBe(3);
     expect(rows).toEqual([
-      { providerMessageId: 'r1', number: '+447000000000', status: 'delivered', final: true, timestamp: 't1' },
-      { providerMessageId: 'r2', number: '+447000000001', status: 'undelivered', final: true, timestamp: 't2' },
-      { providerMessageId: 'r3', number: '+447000000002', status: 'sent', final: false, timestamp: 't3' },
-      { providerMessageId: 'r4', number: '+447000000003', status: 'delivered', final: true, timestamp: 't4' },
-      { providerMessageId: 'r5', number: '+447000000004', status: null, final: false, timestamp: null },
+      {
+        providerMessageId: 'r1',
+        number: '+447000000000',
+        status: 'delivered',
+        final: true,
+        timestamp: 't1',
+        source: 'webhook',
+      },
+      {
+        providerMessageId: 'r2',
+        number: '+447000000001',
+        status: 'undelivered',
+        final: true,
+        timestamp: 't2',
+        source: 'webhook',
+      },
+      { providerMessageId: 'r3', number: '+447000000002', status: 'sent', final: false, timestamp: 't3', source: null },
+      {
+        providerMessageId: 'r4',
+        number: '+447000000003',
+        status: 'delivered',
+        final: true,
+        timestamp: 't4',
+        source: 'webhook',
+      },
+      { providerMessageId: 'r5', number: '+447000000004', status: null, final: false, timestamp: null, source: null },
     ]);
     const deliveredOnly = await store.report({ campaignKey: 'camp', status: 'delivered', limit: 10 });
     expect(deliveredOnly.rows.map((r) => r.providerMessageId)).toEqual(['r1', 'r4']);

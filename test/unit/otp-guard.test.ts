@@ -12,7 +12,7 @@ import {
   rulesOfPurpose,
 } from '../../src/api/otp-guard.js';
 import { judgeSend, placeOf, type RecentSends, windowsOf } from '../../src/store/otp-guard.js';
-import { guardReport, type RecordedOtpEvent } from '../../src/store/otp-guard-replay.js';
+import { channelConversion, guardReport, type RecordedOtpEvent } from '../../src/store/otp-guard-replay.js';
 
 const MINUTE = 60_000;
 const rules = (overrides: Partial<OtpGuardRules>): OtpGuardRules => ({ ...NO_OTP_GUARD_RULES, ...overrides });
@@ -220,6 +220,34 @@ describe('the report per country and prefix', () => {
         flagged: {},
       },
     ]);
+  });
+
+  it('conversion per channel: sends that reached the provider, those that reached the person, verified sessions', () => {
+    const on = (
+      channel: 'sms' | 'voice',
+      session: string,
+      deliveryStatus: string | null,
+      verdict = 'sent' as const,
+    ) => ({
+      ...sendEvent('2348031000001', session, verdict),
+      channel,
+      deliveryStatus,
+    });
+    const events: RecordedOtpEvent[] = [
+      on('sms', 'a', 'undelivered'),
+      on('voice', 'a', 'completed'),
+      verified('a'),
+      on('sms', 'b', 'delivered'),
+      on('sms', 'c', null),
+      { ...on('sms', 'd', null), verdict: 'blocked', reason: 'low_conversion' },
+      { ...sendEvent('2348031000002', 'e', 'sent'), channel: null },
+      on('voice', 'f', 'no_answer'),
+    ];
+    expect(channelConversion(events)).toEqual([
+      { channel: 'sms', sent: 3, reached: 1, sessions: 3, verifiedSessions: 1 },
+      { channel: 'voice', sent: 2, reached: 1, sessions: 2, verifiedSessions: 1 },
+    ]);
+    expect(channelConversion([])).toEqual([]);
   });
 
   it('orders equally busy rows by country, then prefix', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { OTP_REJECTIONS } from '../../src/definitions/otp.js';
 import {
   answerWithoutProvider,
+  callSettled,
   channelAttempted,
   codeChecked,
   codeSent,
@@ -298,6 +299,18 @@ describe('channels', () => {
       expect(textSettled(session, 'msg_1', status)).toMatchObject({ channel: 'sms', outcome: status });
       expect(fallbackDueAt(session, withVoice), status).toBe(T0);
     }
+  });
+
+  it("a call's final state updates its attempt only; a text's id or an unknown call changes nothing", () => {
+    const session = pendingWithVoice();
+    channelAttempted(session, 'voice', 'call_1', 'placed', T0 + 30_000);
+    expect(callSettled(session, 'msg_1', 'completed')).toBeNull();
+    expect(callSettled(session, 'call_2', 'completed')).toBeNull();
+    expect(callSettled(session, 'call_1', 'no_answer')).toMatchObject({ channel: 'voice', outcome: 'no_answer' });
+    expect(stateOf(session, withVoice).channelAttempts?.map((a) => [a.channel, a.outcome])).toEqual([
+      ['sms', 'sent'],
+      ['voice', 'no_answer'],
+    ]);
   });
 
   it('a resend restarts the wait on the new text; an outcome of the old text no longer decides', () => {

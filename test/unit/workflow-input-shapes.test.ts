@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { CampaignInput } from '../../src/api/campaign-io.js';
-import { CheckContactsInput, OtpVerificationInput, VoiceCallInput } from '../../src/api/otp-io.js';
+import {
+  CheckContactsInput,
+  FollowVoiceCallInput,
+  OtpVerificationInput,
+  VoiceCallInput,
+} from '../../src/api/otp-io.js';
 import { SendSmsInput } from '../../src/api/workflow-io.js';
 import { describeProblem, type Shape } from '../../src/definitions/input-shapes.js';
 import {
@@ -15,6 +20,7 @@ import {
   OTP_VERIFICATION_INPUT,
   SEND_SMS_INPUT,
   VOICE_CALL_INPUT,
+  FOLLOW_VOICE_CALL_INPUT,
 } from '../../src/definitions/workflow-inputs.js';
 
 const number = '2348012345678';
@@ -104,6 +110,19 @@ describe('workflow input shapes', () => {
       { ...call, deadlineMs: 24 * 60 * 60 * 1000 + 1 },
       { ...call, message: '' },
       { recipient: number },
+      ...garbage,
+    ]);
+  });
+
+  it('followVoiceCall: the same verdict as FollowVoiceCallInput', () => {
+    sameVerdict(FollowVoiceCallInput, FOLLOW_VOICE_CALL_INPUT, [
+      { callId: 'call_1' },
+      { callId: 'call_1', deadlineMs: 60_000 },
+      { callId: '' },
+      { callId: 'x'.repeat(201) },
+      { callId: 'call_1', deadlineMs: 0 },
+      { callId: 'call_1', extra: true },
+      {},
       ...garbage,
     ]);
   });
