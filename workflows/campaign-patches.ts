@@ -13,8 +13,8 @@ export const CAMPAIGN_PATCHES = {
   holdChunkReadWhileStopped: 'hold-chunk-read-while-stopped',
   /** A uniform campaign reads several chunks per page. */
   severalChunksPerPage: 'several-chunks-per-page',
-  /** The default of messages awaiting an outcome rose from 5,000 (outcomes are told at most twice a second). */
-  maxOutstanding8000: 'max-outstanding-8000',
+  /** The default of messages awaiting an outcome rose from 5,000 to 10,000 (outcomes are told twice a second). */
+  maxOutstanding10000: 'max-outstanding-10000',
   /** The first run keeps its input in the message store, for a retry to the failed. */
   keepInputForRetry: 'keep-input-for-retry',
   /** A campaign's provider calls carry its team as their fairness key. */

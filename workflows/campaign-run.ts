@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CampaignInput, CampaignPhase, CampaignResult } from '../src/api/campaign-io.js';
-import { CAMPAIGN_DEFAULTS, DEFAULT_WAIT_WINDOW_MS, defaultMaxOutstanding } from '../src/api/constants.js';
+import { CAMPAIGN_DEFAULTS, DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
 import {
   campaignProgressQuery,
   cancelCampaignUpdate,
@@ -59,7 +59,7 @@ const OVERDUE_PER_TURN = 64;
 /** The limits a run works within, from the input and msgflow's defaults. */
 function limitsOf(input: CampaignInput, chunkSize: number) {
   return {
-    maxOutstanding: Math.max(input.maxOutstanding ?? defaultOutstanding(input), chunkSize),
+    maxOutstanding: Math.max(input.maxOutstanding ?? defaultOutstanding(), chunkSize),
     maxEventsPerRun: input.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun,
     chunksInFlight: input.chunksInFlight ?? defaultChunksInFlight(),
     waitWindowMs: input.waitWindowMs ?? DEFAULT_WAIT_WINDOW_MS,
@@ -67,8 +67,8 @@ function limitsOf(input: CampaignInput, chunkSize: number) {
 }
 
 /** Runs started before the default rose from 5,000 keep 5,000, so their histories replay. */
-function defaultOutstanding(input: CampaignInput): number {
-  return patched(CAMPAIGN_PATCHES.maxOutstanding8000) ? defaultMaxOutstanding(input.maxEventsPerRun) : 5000;
+function defaultOutstanding(): number {
+  return patched(CAMPAIGN_PATCHES.maxOutstanding10000) ? CAMPAIGN_DEFAULTS.maxOutstanding : 5000;
 }
 
 /** Runs started before the default rose from 4 keep 4, so their histories replay. */

@@ -12,11 +12,10 @@ import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import {
   CAMPAIGN_DEFAULTS,
-  defaultMaxOutstanding,
   MAX_INLINE_RECIPIENTS,
   MAX_MESSAGE_LENGTH,
   MAX_RECIPIENTS_PER_REQUEST,
-  MAX_SIGNALS_PER_RUN,
+  MAX_OUTSTANDING,
   RECIPIENT_TIME_ZONE,
 } from './constants.js';
 import { parseTemplate, uniformText } from './message-template.js';
@@ -198,11 +197,8 @@ export const CampaignInput = z
     waitWindowMs: Millis.optional(),
     /** Validate, estimate the cost and check the balance before sending anything. Default true. */
     preflight: z.boolean().optional(),
-    /**
-     * Messages awaiting their final state before sending pauses (at least `chunkSize`; default 8000, or
-     * 10,000 − `maxEventsPerRun` when that is less).
-     */
-    maxOutstanding: z.number().int().min(1).max(10_000).optional(),
+    /** Messages awaiting their final state before sending pauses (default and most 10,000; at least `chunkSize`). */
+    maxOutstanding: z.number().int().min(1).max(MAX_OUTSTANDING).optional(),
     /** Country (ISO 3166-1 alpha-2, e.g. NG) in which audience numbers written in local form are read. */
     defaultCountry: CountryCode.optional(),
     /** History events after which a run continues as new (default 2000). */
@@ -220,21 +216,9 @@ export const CampaignInput = z
     path: ['message'],
   })
   .refine(
-    (c) =>
-      (c.maxOutstanding ?? defaultMaxOutstanding(c.maxEventsPerRun)) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
+    (c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
     {
       message: 'must be at least chunkSize',
-      path: ['maxOutstanding'],
-    },
-  )
-  // A run receives at most about this many outcome signals; Temporal refuses signals past 10,000 per run.
-  .refine(
-    (c) =>
-      (c.maxOutstanding ?? defaultMaxOutstanding(c.maxEventsPerRun)) +
-        (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) <=
-      MAX_SIGNALS_PER_RUN,
-    {
-      message: `maxOutstanding + maxEventsPerRun must stay within ${MAX_SIGNALS_PER_RUN} (Temporal's signals per run)`,
       path: ['maxOutstanding'],
     },
   );

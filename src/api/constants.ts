@@ -96,18 +96,17 @@ export const MAX_REPORTED_ITEMS = 1000;
 
 /** Most recipients a campaign may carry inline; larger audiences are read in pages from a source. */
 export const MAX_INLINE_RECIPIENTS = 10_000;
-/** Temporal refuses signals past this many per run: a campaign run's outcome signals stay within it. */
-export const MAX_SIGNALS_PER_RUN = 10_000;
+/** Most messages a campaign may await at once (`maxOutstanding`): their ids are in the run's state. */
+export const MAX_OUTSTANDING = 10_000;
 
 export const CAMPAIGN_DEFAULTS = {
   chunkSize: MAX_RECIPIENTS_PER_REQUEST,
   /**
-   * Messages sent but not yet final before the campaign stops sending more (bounds the run's state). Every
-   * chunk in flight and then some: outcomes are told at most twice a second, so a smaller window holds the
-   * sends back whenever the provider reports faster than that (see `defaultMaxOutstanding` for the default
-   * beside a larger `maxEventsPerRun`).
+   * Messages sent but not yet final before the campaign stops sending more (bounds the run's state). The
+   * most: outcomes are told at most twice a second, so a smaller window held the sends back whenever the
+   * provider reported faster than that. The relay's rate, not the window, bounds the signals a run receives.
    */
-  maxOutstanding: 8000,
+  maxOutstanding: MAX_OUTSTANDING,
   /**
    * Chunk send requests in flight at once: enough to keep the rate-limited provider queue holding a task
    * whenever the server has a token, through the campaign's turnaround between a send's answer and the next
@@ -118,14 +117,6 @@ export const CAMPAIGN_DEFAULTS = {
   maxEventsPerRun: 2000,
   preflight: true,
 } as const;
-
-/**
- * `maxOutstanding` when not given: the default, lowered where a larger `maxEventsPerRun` would let a run hear
- * more than MAX_SIGNALS_PER_RUN signals.
- */
-export function defaultMaxOutstanding(maxEventsPerRun: number = CAMPAIGN_DEFAULTS.maxEventsPerRun): number {
-  return Math.min(CAMPAIGN_DEFAULTS.maxOutstanding, MAX_SIGNALS_PER_RUN - maxEventsPerRun);
-}
 
 // Contact checks
 

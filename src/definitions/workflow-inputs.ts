@@ -6,12 +6,11 @@
  */
 import {
   CAMPAIGN_DEFAULTS,
-  defaultMaxOutstanding,
   CONTACT_CHECK_MAX,
   MAX_INLINE_RECIPIENTS,
   MAX_MESSAGE_LENGTH,
+  MAX_OUTSTANDING,
   MAX_RECIPIENTS_PER_REQUEST,
-  MAX_SIGNALS_PER_RUN,
   MAX_SMS_RECIPIENTS,
   PROVIDER_OTP_TTL,
   RECIPIENT_DIGITS,
@@ -187,7 +186,7 @@ export const CAMPAIGN_INPUT: Shape = fields(
     sendWindow: optional(SEND_WINDOW),
     waitWindowMs: optional(millis(30)),
     preflight: optional(boolean),
-    maxOutstanding: optional(integer({ min: 1, max: 10_000 })),
+    maxOutstanding: optional(integer({ min: 1, max: MAX_OUTSTANDING })),
     defaultCountry: optional(
       text({ pattern: /^[A-Z]{2}$/, hint: 'must be an ISO 3166-1 alpha-2 country code, e.g. NG' }),
     ),
@@ -205,13 +204,7 @@ function campaignRule(c: CampaignFields) {
     return { path: 'sendWindow.timeZone', message: "timeZone 'recipient' needs a file, URL or loader audience" };
   if (inline && uniformText(c.message) === null)
     return { path: 'message', message: 'has {placeholders}, but an inline audience has only numbers' };
-  const outstanding = c.maxOutstanding ?? defaultMaxOutstanding(c.maxEventsPerRun);
-  if (outstanding < (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize))
+  if ((c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) < (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize))
     return { path: 'maxOutstanding', message: 'must be at least chunkSize' };
-  if (outstanding + (c.maxEventsPerRun ?? CAMPAIGN_DEFAULTS.maxEventsPerRun) > MAX_SIGNALS_PER_RUN)
-    return {
-      path: 'maxOutstanding',
-      message: `maxOutstanding + maxEventsPerRun must stay within ${MAX_SIGNALS_PER_RUN}`,
-    };
   return undefined;
 }
