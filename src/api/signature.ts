@@ -19,27 +19,18 @@ export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(24).toString('base64');
 }
 
-/** Past this many secrets the memo of their keys starts over (a provider signs with one per endpoint). */
-const KEY_MEMO_SIZE = 256;
-const keys = new Map<string, KeyObject>();
-
 /**
- * The secret's HMAC key, made once: Node prepares a key given as bytes again at every `createHmac`, which cost
- * several times the HMAC of a small body.
+ * A signing secret (`whsec_` and base64) as its HMAC key. A receiver makes it once: Node prepares a key given
+ * as bytes again at every HMAC, which costs several times the HMAC of a small body.
  */
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= KEY_MEMO_SIZE) keys.clear();
-    const bytes = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-    key = createSecretKey(Buffer.from(bytes, 'base64'));
-    keys.set(secret, key);
-  }
-  return key;
+export function webhookKey(secret: string): KeyObject {
+  const bytes = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  return createSecretKey(Buffer.from(bytes, 'base64'));
 }
 
-function hmac(secret: string, id: string, timestamp: string, body: string | Buffer): Buffer {
-  return createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.`).update(body).digest();
+function hmac(secret: string | KeyObject, id: string, timestamp: string, body: string | Buffer): Buffer {
+  const key = typeof secret === 'string' ? webhookKey(secret) : secret;
+  return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
 }
 
 /** The three headers of a signed delivery; one signature per secret (pass two while rotating). */
@@ -63,8 +54,8 @@ export type VerifyFailure = 'missing_headers' | 'stale_timestamp' | 'bad_signatu
 export type VerifyResult = { ok: true; id: string } | { ok: false; reason: VerifyFailure };
 
 export interface VerifyOptions {
-  /** Accepted secrets: the current one, plus the previous one while rotating. */
-  secrets: string[];
+  /** Accepted secrets, or their keys (`webhookKey`): the current one, plus the previous one while rotating. */
+  secrets: Array<string | KeyObject>;
   toleranceSeconds?: number;
   nowSeconds?: number;
 }

@@ -2,7 +2,7 @@
  * How the ingress decides a delivery is authentic. Standard Webhooks is the default (the spec names none); another
  * provider's scheme plugs in by implementing WebhookVerifier.
  */
-import { DEFAULT_TOLERANCE_SECONDS, type VerifyResult, verifyWebhook } from '../api/signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, type VerifyResult, verifyWebhook, webhookKey } from '../api/signature.js';
 
 export type IncomingHeaders = Record<string, string | string[] | undefined>;
 
@@ -16,5 +16,6 @@ export function standardWebhooksVerifier(
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
 ): WebhookVerifier {
   if (secrets.length === 0) throw new Error('at least one webhook signing secret is required');
-  return { verify: (headers, rawBody) => verifyWebhook(headers, rawBody, { secrets, toleranceSeconds }) };
+  const keys = secrets.map(webhookKey);
+  return { verify: (headers, rawBody) => verifyWebhook(headers, rawBody, { secrets: keys, toleranceSeconds }) };
 }

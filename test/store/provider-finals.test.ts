@@ -72,9 +72,11 @@ describe.each(DIALECTS)('final states from the provider on %s', (dialect) => {
   });
 
   it('the first final state stands: a webhook recorded first is kept, returned, and told to the asker', async () => {
-    await fresh();
+    const location = await h.freshLocation();
+    store = await h.open(location);
     await store.register('wf-a', [{ providerMessageId: 'm1' }]);
     await store.recordEvents([{ ...event('m1', 'delivered'), eventId: 'evt-1' }]);
+    expect(await rawRows(location, 'SELECT final_source FROM messages')).toEqual([{ final_source: 'webhook' }]);
     expect((await store.outbox.backlog()).untold).toBe(1);
     const stands = await store.recordProviderFinal({
       providerMessageId: 'm1',

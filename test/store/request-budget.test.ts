@@ -72,11 +72,13 @@ describe.each(DIALECTS)('request budget on %s', (dialect) => {
   it('refuses a budget name it cannot keep, and a team or weight it cannot use', async () => {
     const store = await h.open(await h.freshLocation());
     await expect(store.takeRequest('', budgetSettings(60), 'bulk')).rejects.toThrow(StoreInputError);
-    await expect(store.takeRequest('provider', budgetSettings(60), { team: 'a b', weight: 1 })).rejects.toThrow(
-      StoreInputError,
-    );
-    await expect(store.takeRequest('provider', budgetSettings(60), { team: 'clinic', weight: 0 })).rejects.toThrow(
-      StoreInputError,
-    );
+    const refusal = (team: string, weight: number) =>
+      store.takeRequest('provider', budgetSettings(60), { team, weight }).catch((error: unknown) => error);
+    const badTeam = await refusal('a b', 1);
+    expect(badTeam).toBeInstanceOf(StoreInputError);
+    expect((badTeam as Error).message).toBe('not a team name: "a b"');
+    const badWeight = await refusal('clinic', 0);
+    expect(badWeight).toBeInstanceOf(StoreInputError);
+    expect((badWeight as Error).message).toBe("a team's weight must be above 0 (got 0)");
   });
 });

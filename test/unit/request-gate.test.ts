@@ -71,6 +71,24 @@ describe('storeRequestGate', () => {
     ]);
   });
 
+  it("never puts an interactive call in a team's line, and asks for it as interactive", async () => {
+    // Bulk is refused until an interactive call was granted: the interactive one must not wait behind it.
+    let interactiveGranted = false;
+    const { store, asked } = fakeStore((ask) =>
+      ask === 'interactive'
+        ? ((interactiveGranted = true), { granted: true })
+        : interactiveGranted
+          ? { granted: true }
+          : { granted: false, waitMs: 20 },
+    );
+    const gate = storeRequestGate(store, 'provider', 120);
+    const bulk = gate('bulk');
+    await gate('interactive');
+    await bulk;
+    expect(asked.map((a) => a.kind)).toContain('interactive');
+    expect(asked.filter((a) => a.kind === 'bulk').every((a) => a.team === 'default')).toBe(true);
+  });
+
   it('stops waiting when its signal aborts', async () => {
     const { store } = fakeStore([{ granted: false, waitMs: 60_000 }]);
     const abort = new AbortController();

@@ -4,7 +4,13 @@
  * the exact bytes of the body.
  */
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret, SIGNATURE_HEADERS, signWebhook, verifyWebhook } from '../../src/api/signature.js';
+import {
+  generateWebhookSecret,
+  SIGNATURE_HEADERS,
+  signWebhook,
+  verifyWebhook,
+  webhookKey,
+} from '../../src/api/signature.js';
 
 const NOW = 1_800_000_000;
 const body = '{"event":"message.delivered"}';
@@ -20,6 +26,14 @@ describe('webhook signatures', () => {
     expect(headers[SIGNATURE_HEADERS.timestamp]).toBe(String(NOW));
     expect(headers[SIGNATURE_HEADERS.signature]).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
     expect(generateWebhookSecret()).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+  });
+
+  it("accepts a secret's key made once as it accepts the secret, and only that secret's", () => {
+    const headers = signWebhook([current], 'evt_1', NOW, body);
+    const withKeys = (secrets: ReturnType<typeof webhookKey>[]) =>
+      verifyWebhook(headers, body, { secrets, nowSeconds: NOW });
+    expect(withKeys([webhookKey(current)])).toEqual({ ok: true, id: 'evt_1' });
+    expect(withKeys([webhookKey(previous)])).toEqual({ ok: false, reason: 'bad_signature' });
   });
 
   it('accepts its own signature over the same bytes, given as a string or a Buffer', () => {
