@@ -48,6 +48,20 @@ describe('storeRequestGate', () => {
     expect(asked).toHaveLength(3);
   });
 
+  it('keeps a line in order for a call that joins it while earlier ones still wait', async () => {
+    // Each answer takes a moment, so calls asking side by side would be granted out of order.
+    const store = {
+      takeRequest: () => new Promise<BudgetAnswer>((answer) => setTimeout(() => answer({ granted: true }), 5)),
+    };
+    const gate = storeRequestGate(store, 'provider', 120);
+    const order: number[] = [];
+    const first = gate('bulk').then(() => order.push(1));
+    const others = [gate('bulk').then(() => order.push(2)), gate('bulk').then(() => order.push(3))];
+    await first;
+    await Promise.all([...others, gate('bulk').then(() => order.push(4))]);
+    expect(order).toEqual([1, 2, 3, 4]);
+  });
+
   it('asks bulk requests for their team at its weight now, in one line per team', async () => {
     let clinicWeight = 1;
     // Clinic is refused until marketing has been granted: marketing must not wait in clinic's line.
