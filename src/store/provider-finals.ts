@@ -10,7 +10,8 @@
  */
 import { isFinalStatus, isFinalVoiceStatus } from '../api/constants.js';
 import type { Executor } from './driver.js';
-import { checkId, checkText, type MessageRow, type StoreContext, storedFinalOf } from './sql.js';
+import { checkId, checkText, firstFinalStands, type MessageRow, type StoreContext, storedFinalOf } from './sql.js';
+import { markUntold } from './waiters.js';
 import { type MessageStore, type ProviderFinalRecord, StoreInputError } from './types.js';
 
 export function providerFinals({ driver, personal }: StoreContext): Pick<MessageStore, 'recordProviderFinal'> {
@@ -25,10 +26,7 @@ export function providerFinals({ driver, personal }: StoreContext): Pick<Message
              recipient, recipient_lookup, first_seen_at, last_seen_at)
            VALUES (?, ?, ?, 'provider', ?, ?, ?, ?, ?)
            ON CONFLICT (provider_message_id) DO UPDATE SET
-             final_status = COALESCE(messages.final_status, excluded.final_status),
-             final_timestamp = CASE WHEN messages.final_status IS NULL THEN excluded.final_timestamp ELSE messages.final_timestamp END,
-             final_source = CASE WHEN messages.final_status IS NULL THEN excluded.final_source ELSE messages.final_source END,
-             final_recorded_at = CASE WHEN messages.final_status IS NULL THEN excluded.final_recorded_at ELSE messages.final_recorded_at END,
+             ${firstFinalStands(['final_timestamp', 'final_source', 'final_recorded_at'])},
              recipient = COALESCE(messages.recipient, excluded.recipient),
              recipient_lookup = COALESCE(messages.recipient_lookup, excluded.recipient_lookup),
              last_seen_at = excluded.last_seen_at
@@ -58,11 +56,7 @@ async function settleWaiters(tx: Executor, id: string, askedBy: string | null, n
       'UPDATE waiters SET told_at = ?, untold_since = NULL WHERE provider_message_id = ? AND workflow_id = ?',
       [now, id, askedBy],
     );
-  await tx.run(
-    `UPDATE waiters SET untold_since = ?
-     WHERE provider_message_id = ? AND workflow_id <> ? AND released_at IS NULL AND told_at IS NULL AND untold_since IS NULL`,
-    [now, id, askedBy ?? ''],
-  );
+  await markUntold(tx, [{ provider_message_id: id }], now);
 }
 
 function checkRecord(record: ProviderFinalRecord): void {

@@ -72,6 +72,17 @@ export function sourceOf(column: string | null): FinalSource {
   return column === 'provider' ? 'provider' : 'webhook';
 }
 
+/**
+ * The rule of final states in an upsert's `ON CONFLICT … DO UPDATE SET`: the first final state recorded for a
+ * message stands, so its status and these columns of it change only while the message has none.
+ */
+export function firstFinalStands(columns: readonly string[]): string {
+  return [
+    'final_status = COALESCE(messages.final_status, excluded.final_status)',
+    ...columns.map((c) => `${c} = CASE WHEN messages.final_status IS NULL THEN excluded.${c} ELSE messages.${c} END`),
+  ].join(',\n');
+}
+
 export function rows(count: number, columns: number): string {
   const row = `(${list(columns)})`;
   return Array.from({ length: count }, () => row).join(', ');

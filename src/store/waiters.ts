@@ -17,6 +17,7 @@ import {
   checkText,
   chunks,
   compare,
+  firstFinalStands,
   list,
   type MessageRow,
   outcomeOf,
@@ -103,11 +104,7 @@ function eventRecording({ driver, hooks }: StoreContext): Pick<MessageStore, 're
                last_status, last_status_timestamp, first_seen_at, last_seen_at, final_recorded_at, final_source)
              VALUES ${rows(batch.length, 10)}
              ON CONFLICT (provider_message_id) DO UPDATE SET
-               final_status = COALESCE(messages.final_status, excluded.final_status),
-               final_timestamp = CASE WHEN messages.final_status IS NULL THEN excluded.final_timestamp ELSE messages.final_timestamp END,
-               final_event_id = CASE WHEN messages.final_status IS NULL THEN excluded.final_event_id ELSE messages.final_event_id END,
-               final_recorded_at = CASE WHEN messages.final_status IS NULL THEN excluded.final_recorded_at ELSE messages.final_recorded_at END,
-               final_source = CASE WHEN messages.final_status IS NULL THEN excluded.final_source ELSE messages.final_source END,
+               ${firstFinalStands(['final_timestamp', 'final_event_id', 'final_recorded_at', 'final_source'])},
                last_status = COALESCE(excluded.last_status, messages.last_status),
                last_status_timestamp = CASE WHEN excluded.last_status IS NULL THEN messages.last_status_timestamp ELSE excluded.last_status_timestamp END,
                last_seen_at = excluded.last_seen_at
@@ -217,7 +214,8 @@ function foldEvents(events: readonly StatusEventRecord[]): FoldedEvents[] {
  * The outbox's side of recording: the waiters of newly or already final messages that were never told are
  * now untold (since `now`, unless already), for the relay to tell. One that was told is not told again.
  */
-async function markUntold(
+/** A final state was recorded: the message's waiters not told nor released yet are untold, for the relay. */
+export async function markUntold(
   tx: Executor,
   found: ReadonlyArray<{ provider_message_id: string }>,
   now: number,
