@@ -19,7 +19,7 @@ import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
-import { LAST_LOOK_RETRY, pollingRetry } from './retry-policies.js';
+import { callPoller, lastLook } from './voice-polling.js';
 import { VOICE_CALL_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 
@@ -41,24 +41,15 @@ export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult>
 
   let call = await provider.placeVoiceCall(request, idempotencyKey(workflowId, 'call'));
   if (!isFinalVoiceStatus(call.status)) {
-    const poller = proxyActivities<ReturnType<typeof createVoiceActivities>>({
-      taskQueue: queue,
-      startToCloseTimeout: '30 seconds',
-      // The retry policy is the polling schedule; the deadline bounds all of it.
-      scheduleToCloseTimeout: Math.max(1, deadlineMs - (Date.now() - startedAt)),
-      retry: pollingRetry(pollInitialMs, pollMaxMs),
-    });
+    const poller = callPoller(queue, Math.max(1, deadlineMs - (Date.now() - startedAt)), pollInitialMs, pollMaxMs);
     try {
       call = await poller.awaitFinalVoiceCall(call.id);
     } catch (error) {
       if (!pastDeadline(error)) throw error;
-      // One more look, so the answer is as fresh as it can be; the last snapshot if the provider is down.
-      const lastLook = proxyActivities<ReturnType<typeof createVoiceActivities>>({
-        ...PROVIDER_ACTIVITY_OPTIONS,
-        taskQueue: queue,
-        retry: LAST_LOOK_RETRY,
-      });
-      call = await lastLook.getVoiceCall(call.id).catch((): VoiceCallSnapshot => call);
+      // The last snapshot if the provider is down.
+      call = await lastLook(queue)
+        .getVoiceCall(call.id)
+        .catch((): VoiceCallSnapshot => call);
     }
   }
   const final = isFinalVoiceStatus(call.status);
