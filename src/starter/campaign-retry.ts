@@ -13,6 +13,7 @@ import {
   retriedCampaignOf,
   RetryStatus,
 } from '../api/campaign-retry.js';
+import { isJsonObject } from '../api/json.js';
 import { campaignWorkflowId, RETRY_KEY_SUFFIX, retriedKeyOf, retryKeyOf } from '../definitions/workflow-ids.js';
 import type { MessageStore } from '../store/index.js';
 import { type CampaignRun, startCampaign } from './campaigns.js';
@@ -64,7 +65,7 @@ export async function retryCampaign(
   const states = validate(RetryStatus.array().min(1), [...new Set(statuses)], 'Invalid retry states');
   if (await isRunning(client, key)) throw new CampaignStillRunningError(key);
   const kept = await store.campaignInputs.input(key);
-  if (kept === null || typeof kept !== 'object') throw new NoKeptInputError(key);
+  if (!isJsonObject(kept)) throw new NoKeptInputError(key);
   const input = validate(
     CampaignInput,
     {
@@ -102,7 +103,7 @@ export async function campaignRelations(store: InputStore, key: string): Promise
     store.campaignInputs.input(key),
     store.campaignInputs.input(retryKeyOf(key)),
   ]);
-  const retryOf = own !== null && typeof own === 'object' ? retriedCampaignOf(own) : null;
+  const retryOf = isJsonObject(own) ? retriedCampaignOf(own) : null;
   return { retryOf, retriedBy: retry === null ? null : retryKeyOf(key) };
 }
 
