@@ -13,11 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NativeConnection } from '@temporalio/worker';
-import { MessagingClient } from '../src/client/index.js';
 import { startStack, type RunningStack } from '../src/stack.js';
 import { teamWeightsOf } from '../src/temporal/team-weights.js';
-import { bundleMsgflowWorkflows, createMsgflowWorker } from '../src/worker.js';
+import { type BenchWorkers, startBenchWorkers } from './workers.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
 import { numbersStartingWith, spreadNumbers } from './numbers.js';
 
@@ -95,35 +93,20 @@ export const fairnessBenchmark: Benchmark = {
     const weightsFile = join(dir, 'team-weights');
     writeFileSync(weightsFile, 'clinic:1\nmarketing:1\n');
     const statuses: number[] = [];
-    const connections: NativeConnection[] = [];
-    const runs: Promise<void>[] = [];
-    const shutdowns: Array<() => void> = [];
+    let workers: BenchWorkers | undefined;
     const campaigns: Array<Awaited<ReturnType<RunningStack['msgflow']['startCampaign']>>> = [];
     try {
-      const workflowBundle = await bundleMsgflowWorkflows();
-      for (let i = 0; i < WORKERS; i++) {
-        const connection = await NativeConnection.connect({ address: temporal.address });
-        connections.push(connection);
-        const worker = await createMsgflowWorker({
-          connection,
-          namespace: temporal.namespace,
-          taskQueue,
-          messaging: new MessagingClient({
-            baseUrl: stack.sandbox.baseUrl,
-            token: stack.token,
-            maxRetries: 0,
-            fetch: countingFetch(statuses),
-          }),
-          store: stack.store,
+      workers = await startBenchWorkers({ temporal }, stack, {
+        count: WORKERS,
+        taskQueue,
+        fetch: countingFetch(statuses),
+        options: () => ({
           providerRatePerMinute: LIMIT_PER_MINUTE,
           // Each worker reads the file on its own, as separate deployments would.
           teamWeight: teamWeightsOf({ MSGFLOW_TEAM_WEIGHTS_FILE: weightsFile }),
           otpKeyRing: stack.otpKeys.sealing,
-          workflowBundle,
-        });
-        runs.push(worker.run());
-        shutdowns.push(() => worker.shutdown());
-      }
+        }),
+      });
 
       for (const { sender } of TEAMS) await stack.admin.addSender(stack.accountId!, sender);
       const people = spreadNumbers(200);
@@ -232,9 +215,7 @@ export const fairnessBenchmark: Benchmark = {
       };
     } finally {
       for (const run of campaigns) await run.cancel().catch(() => undefined);
-      for (const shutdown of shutdowns) shutdown();
-      await Promise.allSettled(runs);
-      for (const connection of connections) await connection.close();
+      await workers?.close();
       await stack.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -11,10 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NativeConnection } from '@temporalio/worker';
-import { MessagingClient } from '../src/client/index.js';
 import { startStack, type RunningStack } from '../src/stack.js';
-import { bundleMsgflowWorkflows, createMsgflowWorker } from '../src/worker.js';
+import { type BenchWorkers, startBenchWorkers } from './workers.js';
 import { type Benchmark, type BenchRow, round } from './harness.js';
 
 /** The spec's default limit per token. */
@@ -166,36 +164,19 @@ export const rateLimitBenchmark: Benchmark = {
       startWorker: false,
     });
     const requests: RequestRecord[] = [];
-    const workerConnections: NativeConnection[] = [];
-    const runs: Promise<void>[] = [];
-    const shutdowns: Array<() => void> = [];
+    let workers: BenchWorkers | undefined;
     try {
-      const workflowBundle = await bundleMsgflowWorkflows();
-      for (let i = 0; i < WORKERS; i++) {
-        const workerConnection = await NativeConnection.connect({ address: temporal.address });
-        workerConnections.push(workerConnection);
-        const worker = await createMsgflowWorker({
-          connection: workerConnection,
-          namespace: temporal.namespace,
-          taskQueue,
-          // As `msgflow worker` does: no client-side retry, Temporal's retry policy decides.
-          messaging: new MessagingClient({
-            baseUrl: stack.sandbox.baseUrl,
-            token: stack.token,
-            maxRetries: 0,
-            fetch: countingFetch(requests),
-          }),
-          // The stack's store, which its ingress records outcomes in: the workers' sends register there.
-          store: stack.store,
+      workers = await startBenchWorkers({ temporal }, stack, {
+        count: WORKERS,
+        taskQueue,
+        fetch: countingFetch(requests),
+        options: () => ({
           providerRatePerMinute: LIMIT_PER_MINUTE,
           // The audience files this bench writes.
           audienceAccess: { folders: [tmpdir()], urlHosts: [] },
-          workflowBundle,
           maxCachedWorkflows: 1_000,
-        });
-        runs.push(worker.run());
-        shutdowns.push(() => worker.shutdown());
-      }
+        }),
+      });
 
       const measured: Measured[] = [];
       for (const campaignCase of [uniform, personalised].filter((c) => CASES.includes(c.name)))
@@ -213,9 +194,7 @@ export const rateLimitBenchmark: Benchmark = {
         ],
       };
     } finally {
-      for (const shutdown of shutdowns) shutdown();
-      await Promise.allSettled(runs);
-      for (const c of workerConnections) await c.close();
+      await workers?.close();
       await stack.close();
       for (const cleanup of cleanups.splice(0)) cleanup();
     }
