@@ -94,11 +94,13 @@ function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox
     async finish(owner, { told, ended, failed }, now = Date.now()) {
       if (told.length + ended.length + failed.length === 0) return;
       await driver.transaction(async (tx) => {
+        // `untold_since + 0`: keeps SQLite's planner off the untold index, which it would scan whole for every
+        // batch of ids (quadratic in a workflow's backlog), and on the primary key, one lookup per id.
         for (const { workflowId, providerMessageIds } of told)
           for (const batch of chunks([...providerMessageIds].sort()))
             await tx.run(
               `UPDATE waiters SET untold_since = NULL, told_at = ?
-               WHERE workflow_id = ? AND untold_since IS NOT NULL AND provider_message_id IN (${list(batch.length)})`,
+               WHERE workflow_id = ? AND untold_since + 0 IS NOT NULL AND provider_message_id IN (${list(batch.length)})`,
               [now, workflowId, ...batch],
             );
         for (const workflowId of ended)
