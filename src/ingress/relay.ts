@@ -226,6 +226,8 @@ class OutboxRelay implements Relay {
   /** Claims the batch, signals each claimed workflow once, and records what became of each. */
   private async round(batch: string[]): Promise<void> {
     const { maxOutcomesPerSignal = MAX_OUTCOMES_PER_SIGNAL } = this.options;
+    // The rate rule counts from here, when this relay chose to tell (claim and signal take time of their own).
+    const toldAt = Date.now();
     let claimed;
     try {
       claimed = await this.store.outbox.claim(batch, {
@@ -233,6 +235,7 @@ class OutboxRelay implements Relay {
         leaseMs: this.leaseMs,
         minIntervalMs: this.intervalMs,
         maxOutcomes: maxOutcomesPerSignal,
+        now: toldAt,
       });
     } catch (error) {
       this.log.warn('relay: the store could not be reached; retrying', { error });
@@ -245,26 +248,31 @@ class OutboxRelay implements Relay {
     const told = withResult('told');
     const ended = withResult('ended').map((w) => w.workflowId);
     const failed = withResult('failed').map((w) => w.workflowId);
-    const done = Date.now();
     try {
-      await this.store.outbox.finish(this.owner, {
-        told: told.map((w) => ({
-          workflowId: w.workflowId,
-          providerMessageIds: w.outcomes.map((o) => o.providerMessageId),
-        })),
-        ended,
-        failed,
-      });
+      // The same time in the store: a later one there would refuse this relay's next claim, due at `toldAt`
+      // + the interval, and hold the workflow's next signal back a whole interval more.
+      await this.store.outbox.finish(
+        this.owner,
+        {
+          told: told.map((w) => ({
+            workflowId: w.workflowId,
+            providerMessageIds: w.outcomes.map((o) => o.providerMessageId),
+          })),
+          ended,
+          failed,
+        },
+        toldAt,
+      );
     } catch (error) {
       // The signals went; marking them failed: they are told again once the claims' leases run out.
       this.log.warn('relay: told outcomes could not be marked; they will be told again', { error });
     }
     for (const w of told) {
-      this.lastTold.set(w.workflowId, done);
+      this.lastTold.set(w.workflowId, toldAt);
       this.failures.delete(w.workflowId);
       // Woken meanwhile, or more untold than one signal carries: due again after the interval.
       const again = this.due.has(w.workflowId) || w.outcomes.length >= maxOutcomesPerSignal;
-      if (again) this.postpone(w.workflowId, done + this.intervalMs);
+      if (again) this.postpone(w.workflowId, toldAt + this.intervalMs);
     }
     for (const id of ended) this.failures.delete(id);
     if (told.length > 0) this.backoffMs = 0;

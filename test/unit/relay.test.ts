@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageOutcome } from '../../src/definitions/message-outcomes.js';
 import { type Relay, type RelayOptions, startRelay } from '../../src/ingress/relay.js';
 import { type MessageStore, openMessageStore } from '../../src/store/index.js';
@@ -108,6 +108,33 @@ describe('relay', () => {
     const gaps = signals.slice(1).map((s, i) => s.at - signals[i]!.at);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(190);
     expect(signals.length).toBeLessThan(40);
+  });
+
+  it('tells a busy workflow again one interval after its last signal, however long marking it told took', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      await store.register('campaign', [{ providerMessageId: 'c0' }, { providerMessageId: 'c1' }]);
+      // Each told mark takes 300 ms of the clock (a busy store).
+      const slowStore: MessageStore = {
+        ...store,
+        outbox: {
+          ...store.outbox,
+          finish: (...args) => {
+            vi.setSystemTime(Date.now() + 300);
+            return store.outbox.finish(...args);
+          },
+        },
+      };
+      const r = relay({ signalsPerSecond: 2, sweepMs: 60_000 }, slowStore);
+      await receive(r, ['c0']);
+      while (signals.length < 1) await vi.advanceTimersByTimeAsync(10);
+      await receive(r, ['c1']);
+      while (signals.length < 2) await vi.advanceTimersByTimeAsync(10);
+      expect(signals[1]!.at - signals[0]!.at).toBeGreaterThanOrEqual(500);
+      expect(signals[1]!.at - signals[0]!.at).toBeLessThan(600);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('tells a quiet workflow ahead of a backlog', async () => {
