@@ -15,14 +15,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type proto from '@temporalio/proto';
+import type { createCampaignProviderActivities } from '../activities/campaign.js';
 import type { CampaignResult } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS, isFinalStatus, MAX_RECIPIENTS_PER_REQUEST } from '../src/api/constants.js';
 import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
 import { Msgflow } from '../src/starter/index.js';
+import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import { msgflowDataConverter } from '../src/temporal/data-converter.js';
 import { startBareReceiver } from './bare-receiver.js';
 import { type CampaignTarget, type Provider, targetFromEnv } from './campaign-target.js';
-import { type Benchmark, type BenchContext, type BenchRow, round } from './harness.js';
+import { type Benchmark, type BenchContext, type BenchRow, eventTimeMs, round } from './harness.js';
 import { sizeFromEnv } from './load.js';
 import { measureCpu, peakMemoryMiB } from './processes.js';
 
@@ -50,6 +53,8 @@ interface CampaignFigures extends RunFigures {
   tasksPerMessage: number;
   /** Workflow tasks and signals of the campaign's workflow runs, counted. */
   tasks: number;
+  /** Seconds from the campaign's start to each step of its history. */
+  timeline: Timeline;
   signals: number;
   workflows: number;
   runs: number;
@@ -88,6 +93,7 @@ export const campaignBenchmark: Benchmark = {
           cpuNote(`the ${mode} ceiling`, ceiling),
           cpuNote(`the ${mode} campaign`, campaign),
           `the ${mode} campaign: ${temporalNote(campaign)}`,
+          `the ${mode} campaign's history, seconds from its start: ${timelineNote(campaign.timeline)}`,
           `the ${mode} campaign: ${resourcesNote(campaign)}`,
         ]),
         ...results
@@ -116,6 +122,25 @@ async function untilAllTold(options: MessageStoreOptions): Promise<void> {
   const store = await openMessageStore(options);
   try {
     while ((await store.outbox.backlog()).untold > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    await store.close();
+  }
+}
+
+/** When the store recorded the campaign's first, middle and last final state (epoch ms). */
+async function reportsRecordedAt(options: MessageStoreOptions, campaignKey: string): Promise<number[]> {
+  const store = await openMessageStore(options);
+  try {
+    const times: number[] = [];
+    let after = { recordedAt: 0, providerMessageId: '' };
+    for (;;) {
+      const page = await store.settled({ campaignKey, after, limit: 1000 });
+      times.push(...page.map((row) => row.recordedAt));
+      const last = page.at(-1);
+      if (!last) break;
+      after = { recordedAt: last.recordedAt, providerMessageId: last.providerMessageId };
+    }
+    return times.length ? [times[0]!, times[Math.floor(times.length / 2)]!, times.at(-1)!] : [];
   } finally {
     await store.close();
   }
@@ -186,6 +211,11 @@ function temporalNote({ signals, tasks, cpu, seconds }: CampaignFigures): string
   const outcomesPerSignal = signals === 0 ? '?' : round(RECIPIENTS / signals, 1);
   const perSecond = seconds > 0 ? round(signals / seconds, 2) : '?';
   return `${signals} signals (${outcomesPerSignal} outcomes each; ${perSecond}/s over its ${round(seconds)} s, the relay allows 2/s per workflow), ${tasks} workflow tasks; Temporal server CPU ÷ workflow tasks ${perTask} (the signals' and activities' share included)`;
+}
+
+function timelineNote({ firstSend, lastSendAnswered, reportsRecorded, signals, completed }: Timeline): string {
+  const at = (seconds: number | undefined) => (seconds === undefined ? '?' : round(seconds, 2));
+  return `first send ${at(firstSend)} (the pre-flight before it), last send answered ${at(lastSendAnswered)}, reports recorded (first, half, last) ${reportsRecorded.map(at).join(', ') || '?'}, signals at ${signals.map(at).join(', ') || 'none'}, completed ${at(completed)}`;
 }
 
 function resourcesNote({ peakMemory, storeBytes }: CampaignFigures): string {
@@ -316,12 +346,14 @@ async function campaignRun(
     );
     const storeBytes = await msgflow.storeBytes();
     const history = await historyTotals(client, msgflow.taskQueue, timed.workflowId, result.runs, warmup.workflowId);
+    const recorded = await reportsRecordedAt(msgflow.store, campaignKeyOf(timed.workflowId));
     return {
       seconds,
       perSecond: recipients / seconds,
       eventsPerMessage: history.events / recipients,
       tasksPerMessage: history.tasks / recipients,
       tasks: history.tasks,
+      timeline: { ...history.timeline, reportsRecorded: recorded.map((at) => (at - history.startedAt) / 1000) },
       signals: history.signals,
       workflows: history.workflows,
       runs: history.runs,
@@ -395,7 +427,15 @@ async function historyTotals(
   campaignWorkflowId: string,
   campaignRuns: number,
   warmupWorkflowId: string,
-): Promise<{ events: number; tasks: number; signals: number; workflows: number; runs: number }> {
+): Promise<{
+  events: number;
+  tasks: number;
+  signals: number;
+  workflows: number;
+  runs: number;
+  startedAt: number;
+  timeline: Omit<Timeline, 'reportsRecorded'>;
+}> {
   let executions: Array<{ workflowId: string; runId: string }> = [];
   for (let attempt = 0; attempt < 40; attempt++) {
     executions = [];
@@ -407,8 +447,10 @@ async function historyTotals(
   let events = 0;
   let tasks = 0;
   let signals = 0;
+  const campaignEvents: HistoryEvent[] = [];
   for (const { workflowId, runId } of executions) {
     const history = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    if (workflowId === campaignWorkflowId) campaignEvents.push(...history);
     events += history.length;
     tasks += history.filter((e) => e.workflowTaskCompletedEventAttributes).length;
     signals += history.filter((e) => e.workflowExecutionSignaledEventAttributes).length;
@@ -419,5 +461,44 @@ async function historyTotals(
     signals,
     workflows: new Set(executions.map((e) => e.workflowId)).size,
     runs: executions.length,
+    ...timelineOf(campaignEvents),
+  };
+}
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+/** The activity that sends one chunk of the campaign to the provider. */
+const SEND_ACTIVITY: keyof ReturnType<typeof createCampaignProviderActivities> = 'sendCampaignChunk';
+
+interface Timeline {
+  firstSend?: number;
+  lastSendAnswered?: number;
+  /** When the store recorded the first, the middle and the last report. */
+  reportsRecorded: number[];
+  signals: number[];
+  completed?: number;
+}
+
+/** Where the campaign's time went, from its runs' history events (in order, runs one after another). */
+function timelineOf(unordered: HistoryEvent[]): { startedAt: number; timeline: Omit<Timeline, 'reportsRecorded'> } {
+  const events = [...unordered].sort((a, b) => eventTimeMs(a) - eventTimeMs(b));
+  const start = events.find((e) => e.workflowExecutionStartedEventAttributes);
+  if (!start) return { startedAt: NaN, timeline: { signals: [] } };
+  const since = (e: HistoryEvent | undefined) => (e ? (eventTimeMs(e) - eventTimeMs(start)) / 1000 : undefined);
+  const sends = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === SEND_ACTIVITY);
+  const sendIds = new Set(sends.map((e) => String(e.eventId)));
+  const answered = events.filter(
+    (e) =>
+      e.activityTaskCompletedEventAttributes &&
+      sendIds.has(String(e.activityTaskCompletedEventAttributes.scheduledEventId)),
+  );
+  return {
+    startedAt: eventTimeMs(start),
+    timeline: {
+      firstSend: since(sends[0]),
+      lastSendAnswered: since(answered.at(-1)),
+      signals: events.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => since(e)!),
+      completed: since(events.findLast((e) => e.workflowExecutionCompletedEventAttributes)),
+    },
   };
 }

@@ -42,6 +42,11 @@ export function percentile(sortedOrNot: number[], p: number): number {
   return sorted[index]!;
 }
 
+/** When the Temporal server recorded a history event (epoch ms). */
+export function eventTimeMs(event: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }): number {
+  return Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+}
+
 export function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { DEFAULTS } from '../src/sandbox/options.js';
-import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
+import { type Benchmark, type BenchRow, eventTimeMs, percentile, round } from './harness.js';
 import { spreadNumbers } from './numbers.js';
 import { callUpdate, type FloorActivityMode, floorRoundTrip } from './floor/workflow.js';
 import { startOtpBenchStack } from './otp-worker.js';
@@ -230,7 +230,7 @@ async function stepDurations(client: Client, timelines: Timeline[]): Promise<Map
   for (const { workflowId, marks } of timelines) {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
     const events: Mark[] = (history.events ?? []).map((event) => ({
-      at: Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6,
+      at: eventTimeMs(event),
       what: `server: ${eventName(event.eventType)}`,
     }));
     const points = [...marks, ...events].sort((a, b) => a.at - b.at);

@@ -11,7 +11,7 @@ import proto from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import { MAGIC_NUMBERS } from '../src/sandbox/index.js';
 import { BENCH_SANDBOX } from './campaign-target.js';
-import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
+import { type Benchmark, type BenchRow, eventTimeMs, percentile, round } from './harness.js';
 import { startOtpBenchStack } from './otp-worker.js';
 
 const WARMUP = 5;
@@ -84,5 +84,5 @@ async function sendCompletedAt(client: Client, workflowId: string): Promise<numb
     (e) => e.eventType === proto.temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
   );
   if (!completed?.eventTime) throw new Error('no completed send activity in the history');
-  return Number(completed.eventTime.seconds) * 1000 + (completed.eventTime.nanos ?? 0) / 1e6;
+  return eventTimeMs(completed);
 }
