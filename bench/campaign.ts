@@ -210,7 +210,7 @@ function temporalNote({ signals, tasks, cpu, seconds }: CampaignFigures): string
   const perTask = cpu.temporal === undefined || tasks === 0 ? '?' : `${round((cpu.temporal * 1000) / tasks, 1)} ms`;
   const outcomesPerSignal = signals === 0 ? '?' : round(RECIPIENTS / signals, 1);
   const perSecond = seconds > 0 ? round(signals / seconds, 2) : '?';
-  return `${signals} signals (${outcomesPerSignal} outcomes each; ${perSecond}/s over its ${round(seconds)} s, the relay allows 2/s per workflow), ${tasks} workflow tasks; Temporal server CPU ÷ workflow tasks ${perTask} (the signals' and activities' share included)`;
+  return `${signals} signals (${outcomesPerSignal} outcomes each; ${perSecond}/s over its ${round(seconds)} s, the relay allows 2/s per workflow, plus one with its last outcomes), ${tasks} workflow tasks; Temporal server CPU ÷ workflow tasks ${perTask} (the signals' and activities' share included)`;
 }
 
 function timelineNote({ firstSend, lastSendAnswered, reportsRecorded, signals, completed }: Timeline): string {

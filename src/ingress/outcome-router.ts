@@ -63,7 +63,7 @@ export function outcomeRouter({
       const waiting = await inSpan('msgflow.ingress.record', { attributes: { 'msgflow.events': events.length } }, () =>
         record(events, deliveryId, rejected),
       );
-      if (waiting.length > 0) relay.wake(waiting.map((w) => w.workflowId));
+      if (waiting.length > 0) relay.wake(waiting);
     },
   };
 }

@@ -46,8 +46,11 @@ export interface RelayOptions {
 }
 
 export interface Relay {
-  /** These workflows have new untold outcomes (the ingress just recorded them). */
-  wake(workflowIds: Iterable<string>): void;
+  /**
+   * These workflows have new untold outcomes (the ingress just recorded them). One with `allFinal` waits for
+   * nothing else: it is due at once, and the store lets it be told once ahead of the rate rule.
+   */
+  wake(waiting: Iterable<Pick<WaiterOutcomes, 'workflowId' | 'allFinal'>>): void;
   /** Resolves once nothing is due or being told (tests). */
   idle(): Promise<void>;
   /** Stops sweeping and waits for the rounds in progress. */
@@ -82,6 +85,8 @@ class OutboxRelay implements Relay {
   private readonly running = new Set<Promise<void>>();
   /** Woken in-process since their last round (the fast lane's candidates). */
   private readonly woken = new Set<string>();
+  /** Woken with `allFinal` since their last round: due at once, not after the interval. */
+  private readonly allFinal = new Set<string>();
   private fastRound = false;
   /** Consecutive failed signals per workflow, for its own backoff. */
   private readonly failures = new Map<string, number>();
@@ -106,11 +111,12 @@ class OutboxRelay implements Relay {
     void this.sweep();
   }
 
-  wake(workflowIds: Iterable<string>): void {
+  wake(waiting: Iterable<Pick<WaiterOutcomes, 'workflowId' | 'allFinal'>>): void {
     const now = Date.now();
-    for (const id of workflowIds) {
-      this.makeDue(id, now);
-      this.woken.add(id);
+    for (const { workflowId, allFinal } of waiting) {
+      this.makeDue(workflowId, now, allFinal);
+      this.woken.add(workflowId);
+      if (allFinal) this.allFinal.add(workflowId);
     }
     this.pump();
   }
@@ -128,12 +134,12 @@ class OutboxRelay implements Relay {
   }
 
   /**
-   * Due now, or when the rate rule lets this relay tell it again; an earlier due time stands, but a workflow
-   * waiting out its own backoff after failed signals keeps its time.
+   * Due now, or when the rate rule lets this relay tell it again (`allFinal`: now, the store decides); an
+   * earlier due time stands, but a workflow waiting out its own backoff after failed signals keeps its time.
    */
-  private makeDue(workflowId: string, now: number): void {
+  private makeDue(workflowId: string, now: number, allFinal = false): void {
     const last = this.lastTold.get(workflowId);
-    const at = Math.max(now, last === undefined ? 0 : last + this.intervalMs);
+    const at = allFinal || last === undefined ? now : Math.max(now, last + this.intervalMs);
     const current = this.due.get(workflowId);
     if (current !== undefined && this.failures.has(workflowId)) return;
     if (current === undefined || at < current) this.due.set(workflowId, at);
@@ -193,6 +199,7 @@ class OutboxRelay implements Relay {
     for (const id of batch) {
       this.due.delete(id);
       this.woken.delete(id);
+      this.allFinal.delete(id);
       this.inFlight.add(id);
     }
     if (fast) this.fastRound = true;
@@ -242,7 +249,7 @@ class OutboxRelay implements Relay {
       return this.retryLater(batch);
     }
     // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
-    for (const id of claimed.held) this.postpone(id, Date.now() + Math.max(this.intervalMs, HELD_RETRY_MS));
+    for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
     const results = await this.signalAll(claimed.outcomes);
     const withResult = (result: Result) => claimed.outcomes.filter((_, i) => results[i] === result);
     const told = withResult('told');
@@ -270,14 +277,24 @@ class OutboxRelay implements Relay {
     for (const w of told) {
       this.lastTold.set(w.workflowId, toldAt);
       this.failures.delete(w.workflowId);
-      // Woken meanwhile, or more untold than one signal carries: due again after the interval.
+      // Woken meanwhile, or more untold than one signal carries: due again after the interval (at once when
+      // its last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
       const again = this.due.has(w.workflowId) || w.outcomes.length >= maxOutcomesPerSignal;
-      if (again) this.postpone(w.workflowId, toldAt + this.intervalMs);
+      if (again) this.postpone(w.workflowId, this.allFinal.has(w.workflowId) ? Date.now() : toldAt + this.intervalMs);
     }
     for (const id of ended) this.failures.delete(id);
     if (told.length > 0) this.backoffMs = 0;
     // Not one signal went through: Temporal is unreachable, so everything waits; else only those that failed.
     if (failed.length > 0) this.retryLater(failed, told.length === 0);
+  }
+
+  /** When to ask again for a workflow the store would not let this relay claim. */
+  private afterHeld(workflowId: string): number {
+    const now = Date.now();
+    const last = this.lastTold.get(workflowId);
+    // Told by this relay within the interval (an early signal it was refused): when the interval is over.
+    if (last !== undefined && last + this.intervalMs > now + HELD_RETRY_MS) return last + this.intervalMs;
+    return now + Math.max(this.intervalMs, HELD_RETRY_MS);
   }
 
   /** Due no earlier than `at` (a later due time stands). */

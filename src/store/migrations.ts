@@ -109,6 +109,15 @@ ALTER TABLE otp_events ADD COLUMN delivery_id TEXT;
 UPDATE otp_events SET channel = CASE WHEN event_key LIKE '%/voice' THEN 'voice' ELSE 'sms' END WHERE kind = 'send';
 `;
 
+// waiters_pending_by_workflow: a workflow's waiters whose message has no final state yet, so "is it still
+// waiting for anything?" is one index lookup. relay_claims.flushed: 1 once the workflow was told ahead of the
+// rate rule because nothing else was pending (allowed once per claim row).
+const V12_PENDING = `
+CREATE INDEX waiters_pending_by_workflow ON waiters (workflow_id)
+  WHERE untold_since IS NULL AND told_at IS NULL AND released_at IS NULL;
+ALTER TABLE relay_claims ADD COLUMN flushed INTEGER NOT NULL DEFAULT 0;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -267,5 +276,11 @@ ${OTP_EVENT_INDEXES}`,
     name: "where each final state came from (a webhook, or the provider's answer), and each OTP send's channel and delivery",
     sqlite: V11_FINAL_SOURCE,
     postgres: V11_FINAL_SOURCE,
+  },
+  {
+    version: 12,
+    name: 'whether a workflow still waits for any outcome, and its one early signal when it does not (outbox.ts)',
+    sqlite: V12_PENDING,
+    postgres: V12_PENDING,
   },
 ];

@@ -4,8 +4,9 @@
  * marks it told (`told_at`), row by row: PostgreSQL commits land out of order, so no high-water mark would do.
  *
  * Relays (one per ingress, any number) share the work through `relay_claims`: a relay tells a workflow only
- * while it holds the workflow's lease, and only when the workflow was last told at least `minIntervalMs` ago,
- * so "told once at a time" and the rate rule hold across replicas; a crashed relay's lease runs out and
+ * while it holds the workflow's lease, and only when the workflow was last told at least `minIntervalMs` ago
+ * (or, once, sooner: when it waits for nothing but its untold outcomes, so a campaign's last ones need not
+ * wait out the interval), so "told once at a time" and the rate rule hold across replicas; a crashed relay's lease runs out and
  * another takes the workflow over. Telling twice after a crash is allowed (a workflow keeps the first final
  * state it hears); never telling is not, so a row is marked told only after its signal was accepted.
  */
@@ -69,12 +70,18 @@ function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox
       return driver.transaction(async (tx) => {
         const claimed: string[] = [];
         for (const batch of chunks(ids)) {
+          // Free, and told long enough ago; or else, once, told early: it waits for nothing but what is untold.
           const won = await tx.all<{ workflow_id: string }>(
             `INSERT INTO relay_claims (workflow_id, owner, lease_until, last_told_at) VALUES ${rows(batch.length, 4)}
-             ON CONFLICT (workflow_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
-             WHERE relay_claims.lease_until < ? AND relay_claims.last_told_at <= ?
+             ON CONFLICT (workflow_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until,
+               flushed = CASE WHEN relay_claims.last_told_at <= ? THEN relay_claims.flushed ELSE 1 END
+             WHERE relay_claims.lease_until < ? AND (relay_claims.last_told_at <= ? OR (relay_claims.flushed = 0
+               AND NOT EXISTS (SELECT 1 FROM waiters p WHERE p.workflow_id = relay_claims.workflow_id
+                 AND p.untold_since IS NULL AND p.told_at IS NULL AND p.released_at IS NULL)
+               AND EXISTS (SELECT 1 FROM waiters u WHERE u.workflow_id = relay_claims.workflow_id
+                 AND u.untold_since IS NOT NULL)))
              RETURNING workflow_id`,
-            [...batch.flatMap((id) => [id, owner, now + leaseMs, 0]), now, now - minIntervalMs],
+            [...batch.flatMap((id) => [id, owner, now + leaseMs, 0]), now - minIntervalMs, now, now - minIntervalMs],
           );
           claimed.push(...won.map((r) => r.workflow_id));
         }

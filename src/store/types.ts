@@ -76,6 +76,11 @@ export interface WaiterOutcomes {
   outcomes: FinalOutcome[];
   /** The distinct traceparents of those messages' sends; absent when none was traced. */
   traceParents?: string[];
+  /**
+   * Set by `recordEvents` when every message the workflow waits for is now final: nothing else is pending,
+   * so its relay may tell it ahead of the rate rule (once; see `Outbox.claim`).
+   */
+  allFinal?: true;
 }
 
 export interface Waiter {
@@ -372,7 +377,10 @@ export interface OutboxBacklog {
 export interface Outbox {
   /** Workflows with untold outcomes, those with the fewest first (a single send before a campaign's backlog). */
   untold(limit: number): Promise<UntoldWorkflow[]>;
-  /** Claims those of `workflowIds` that are free and due, and reads their untold outcomes; one with none is let go. */
+  /**
+   * Claims those of `workflowIds` that are free and due, and reads their untold outcomes; one with none is let
+   * go. Due: told at least `minIntervalMs` ago, or (once per claim) waiting for nothing but untold outcomes.
+   */
   claim(workflowIds: readonly string[], options: ClaimOptions): Promise<Claimed>;
   /** Marks what was told, releases ended workflows' waiters, and gives every claim back. */
   finish(owner: string, telling: Telling, now?: number): Promise<void>;

@@ -145,10 +145,12 @@ function eventRecording({ driver, hooks }: StoreContext): Pick<MessageStore, 're
             waiting.set(w.workflow_id, waiter);
           }
         }
+        const pending = await stillPending(tx, [...waiting.keys()]);
         return [...waiting].map(([workflowId, { outcomes, traceParents }]): WaiterOutcomes => ({
           workflowId,
           outcomes,
           ...(traceParents.size ? { traceParents: [...traceParents] } : {}),
+          ...(pending.has(workflowId) ? {} : { allFinal: true }),
         }));
       });
     },
@@ -210,10 +212,6 @@ function foldEvents(events: readonly StatusEventRecord[]): FoldedEvents[] {
   return [...byId.values()].sort((a, b) => compare(a.providerMessageId, b.providerMessageId));
 }
 
-/**
- * The outbox's side of recording: the waiters of newly or already final messages that were never told are
- * now untold (since `now`, unless already), for the relay to tell. One that was told is not told again.
- */
 /** A final state was recorded: the message's waiters not told nor released yet are untold, for the relay. */
 export async function markUntold(
   tx: Executor,
@@ -227,6 +225,20 @@ export async function markUntold(
      WHERE released_at IS NULL AND told_at IS NULL AND untold_since IS NULL AND provider_message_id IN (${list(ids.length)})`,
     [now, ...ids],
   );
+}
+
+/** Those of the workflows still waiting for a message without a final state (one index lookup each). */
+async function stillPending(tx: Executor, workflowIds: readonly string[]): Promise<Set<string>> {
+  const pending = new Set<string>();
+  for (const workflowId of workflowIds) {
+    const [row] = await tx.all(
+      `SELECT 1 AS pending FROM waiters
+       WHERE workflow_id = ? AND untold_since IS NULL AND told_at IS NULL AND released_at IS NULL LIMIT 1`,
+      [workflowId],
+    );
+    if (row) pending.add(workflowId);
+  }
+  return pending;
 }
 
 /** `register` hands the workflow its messages' known outcomes itself: they are told there, not by the relay. */

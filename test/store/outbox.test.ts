@@ -95,7 +95,12 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
 
   it('the rate rule: a workflow told less than minIntervalMs ago is not claimed yet', async () => {
     await fresh();
-    await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    // m3 stays pending throughout: the workflow still waits for something, so no early signal.
+    await store.register('wf-a', [
+      { providerMessageId: 'm1' },
+      { providerMessageId: 'm2' },
+      { providerMessageId: 'm3' },
+    ]);
     await store.recordEvents([delivered('m1')]);
     const now = Date.now();
     const first = await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
@@ -108,6 +113,50 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await store.recordEvents([delivered('m2')]);
     expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 499))).toEqual({ outcomes: [], held: ['wf-a'] });
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 500)))).toEqual([['wf-a', ['m2']]]);
+  });
+
+  it('a workflow waiting for nothing but its untold outcomes is told early, once', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m1')]);
+    const now = Date.now();
+    await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
+    const told = (ids: string[], at: number) =>
+      store.outbox.finish(
+        'relay-1',
+        { told: [{ workflowId: 'wf-a', providerMessageIds: ids }], ended: [], failed: [] },
+        at,
+      );
+    await told(['m1'], now);
+    // Its last awaited outcome: claimed within the interval.
+    const [last] = await store.recordEvents([delivered('m2')]);
+    expect(last).toMatchObject({ workflowId: 'wf-a', allFinal: true });
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 100)))).toEqual([['wf-a', ['m2']]]);
+    await told(['m2'], now + 100);
+    // Once: a message registered and settled later waits out the interval again.
+    await store.register('wf-a', [{ providerMessageId: 'm3' }]);
+    await store.recordEvents([delivered('m3')]);
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 200))).toEqual({ outcomes: [], held: ['wf-a'] });
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 600)))).toEqual([['wf-a', ['m3']]]);
+  });
+
+  it('an early claim finding nothing untold does not use up the early signal', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m1')]);
+    const now = Date.now();
+    await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
+    await store.outbox.finish(
+      'relay-1',
+      { told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], ended: [], failed: [] },
+      now,
+    );
+    await store.release('wf-a', ['m2']);
+    // Nothing pending and nothing untold: refused, and the early signal is still there for later.
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 100))).toEqual({ outcomes: [], held: ['wf-a'] });
+    await store.register('wf-a', [{ providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m2')]);
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 200)))).toEqual([['wf-a', ['m2']]]);
   });
 
   it('a claim reads at most maxOutcomes, oldest first; a workflow with nothing untold is let go at once', async () => {

@@ -1,7 +1,8 @@
 /**
  * How SQLite plans the statements that take a list of message ids: each id must be one lookup by key, never
  * a scan of a workflow's rows per batch of ids, which grows with the square of a campaign's size (a backlog
- * of 100,000 untold outcomes told in signals of 8,000, batches of 500). The statements are the store's own,
+ * of 100,000 untold outcomes told in signals of 8,000, batches of 500); whether a workflow still waits for
+ * anything is one lookup in the index of pending waiters. The statements are the store's own,
  * recorded as it runs them, and explained with their own parameters.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,7 +41,7 @@ describe('query plans of statements over lists of message ids (SQLite)', () => {
   const dirs: string[] = [];
   afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-  it('marking told, releasing and registering look each id up by key', async () => {
+  it('marking told, releasing and registering look each id up by key; pending waiters are found by index', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'msgflow-plans-'));
     dirs.push(dir);
     const driver = await openSqliteDriver(join(dir, 'store.db'), 1000);
@@ -70,6 +71,19 @@ describe('query plans of statements over lists of message ids (SQLite)', () => {
       });
       await store.release('wf', ['m19']);
       await store.register('wf', [{ providerMessageId: 'm18' }]);
+
+      // "Does it still wait for anything?" (recording, and an early claim): the index of pending waiters.
+      const pending = statements.filter((s) => /told_at IS NULL AND \w*\.?released_at IS NULL/.test(s.sql));
+      expect(pending.length).toBeGreaterThanOrEqual(2);
+      for (const { sql, params } of pending) {
+        const plan = await driver.read((tx) => tx.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params));
+        expect({ sql, plan: plan.map((p) => p.detail).join('; ') }).toEqual({
+          sql,
+          plan: expect.stringMatching(
+            /SEARCH \w+ USING (COVERING )?INDEX waiters_pending_by_workflow \(workflow_id=\?\)/,
+          ),
+        });
+      }
 
       const byIds = statements.filter((s) => /^\s*UPDATE waiters[\s\S]*provider_message_id IN \(/.test(s.sql));
       expect(byIds.length).toBeGreaterThanOrEqual(4);

@@ -43,6 +43,8 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
         outcomes: [
           { providerMessageId: 'm1', status: 'delivered', timestamp: '2026-01-01T00:00:01Z', eventId: 'evt-1' },
         ],
+        // Its only message: it waits for nothing else now.
+        allFinal: true,
       },
     ]);
   });
@@ -59,18 +61,20 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     await fresh();
     await store.register('wf-a', [{ providerMessageId: 'm1' }]);
     const first = { providerMessageId: 'm1', status: 'delivered', timestamp: 't1', eventId: null };
-    expect(await store.recordEvents([delivered('m1', 't1')])).toEqual([{ workflowId: 'wf-a', outcomes: [first] }]);
+    const outcome = { workflowId: 'wf-a', outcomes: [first], allFinal: true };
+    expect(await store.recordEvents([delivered('m1', 't1')])).toEqual([outcome]);
     // A redelivery after a failed signal must signal again; a conflicting later event must not win.
-    expect(await store.recordEvents([delivered('m1', 't1')])).toEqual([{ workflowId: 'wf-a', outcomes: [first] }]);
+    expect(await store.recordEvents([delivered('m1', 't1')])).toEqual([outcome]);
     expect(
       await store.recordEvents([{ providerMessageId: 'm1', status: 'undelivered', timestamp: 't2', eventId: 'e2' }]),
-    ).toEqual([{ workflowId: 'wf-a', outcomes: [first] }]);
+    ).toEqual([outcome]);
     expect(await store.outcomes(['m1'])).toEqual([first]);
   });
 
   it('within one body, the first final event of a message wins and non-final events are kept as last status', async () => {
     await fresh();
     await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
+    // m2 is only sent: wf-a still waits for it (no allFinal).
     const result = await store.recordEvents([
       { providerMessageId: 'm2', status: 'sent', timestamp: 't0' },
       { providerMessageId: 'm1', status: 'expired', timestamp: 't1' },
@@ -122,7 +126,7 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
     // Messages sent without a trace: no traceparents at all.
     await store.register('wf-d', [{ providerMessageId: 'm5' }]);
     expect(await store.recordEvents([delivered('m5')])).toEqual([
-      { workflowId: 'wf-d', outcomes: [expect.objectContaining({ providerMessageId: 'm5' })] },
+      { workflowId: 'wf-d', outcomes: [expect.objectContaining({ providerMessageId: 'm5' })], allFinal: true },
     ]);
     expect((await store.recordEvents([delivered('m5')]))[0]).not.toHaveProperty('traceParents');
   });
@@ -331,7 +335,11 @@ describe.each(DIALECTS)('message store on %s', (dialect) => {
       await h.restart!();
       // The pool's connections died with the server; the next operations open new ones.
       expect(await store.recordEvents([delivered('m1', 't1')])).toEqual([
-        { workflowId: 'wf-a', outcomes: [expect.objectContaining({ providerMessageId: 'm1', timestamp: 't1' })] },
+        {
+          workflowId: 'wf-a',
+          outcomes: [expect.objectContaining({ providerMessageId: 'm1', timestamp: 't1' })],
+          allFinal: true,
+        },
       ]);
       expect(await store.outcomes(['m1'])).toHaveLength(1);
     });

@@ -37,14 +37,15 @@ it('writes what arrives in one turn of the event loop in one transaction; each c
     writer.record([delivered('b1')]),
     writer.record([delivered('nobody-waits')]),
   ];
+  // Both of campaign-a's messages are final after the shared write: each caller hears it waits for nothing else.
   expect(await first).toEqual([
-    { workflowId: 'campaign-a', outcomes: [expect.objectContaining({ providerMessageId: 'a1' })] },
+    { workflowId: 'campaign-a', outcomes: [expect.objectContaining({ providerMessageId: 'a1' })], allFinal: true },
   ]);
   expect(await second).toEqual([
-    { workflowId: 'campaign-a', outcomes: [expect.objectContaining({ providerMessageId: 'a2' })] },
+    { workflowId: 'campaign-a', outcomes: [expect.objectContaining({ providerMessageId: 'a2' })], allFinal: true },
   ]);
   expect(await third).toEqual([
-    { workflowId: 'campaign-b', outcomes: [expect.objectContaining({ providerMessageId: 'b1' })] },
+    { workflowId: 'campaign-b', outcomes: [expect.objectContaining({ providerMessageId: 'b1' })], allFinal: true },
   ]);
   expect(await fourth).toEqual([]);
   expect(writes).toEqual([4]);
@@ -67,7 +68,7 @@ it('a group that fails is written delivery by delivery: only the bad one gets th
   await first;
   await expect(bad).rejects.toThrow(/provider_message_id|providerMessageId|id/i);
   expect(await good).toEqual([
-    { workflowId: 'campaign-b', outcomes: [expect.objectContaining({ providerMessageId: 'b1' })] },
+    { workflowId: 'campaign-b', outcomes: [expect.objectContaining({ providerMessageId: 'b1' })], allFinal: true },
   ]);
   expect(writes).toEqual([3, 1, 1, 1]);
 });

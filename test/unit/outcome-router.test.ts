@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MessageStatusEvent } from '../../src/api/events.js';
 import { outcomeRouter, StoreUnavailableError } from '../../src/ingress/outcome-router.js';
+import type { Relay } from '../../src/ingress/relay.js';
 import { type MessageStore, openMessageStore } from '../../src/store/index.js';
 
 const event = (id: string): MessageStatusEvent => ({
@@ -19,7 +20,10 @@ const event = (id: string): MessageStatusEvent => ({
 describe('outcome router', () => {
   let store: MessageStore;
   let woken: string[][];
-  const relay = { wake: (ids: Iterable<string>) => void woken.push([...ids]) };
+  /** Each wake's workflows; `(all final)` when one waits for nothing else. */
+  const relay: Pick<Relay, 'wake'> = {
+    wake: (waiting) => void woken.push([...waiting].map((w) => `${w.workflowId}${w.allFinal ? ' (all final)' : ''}`)),
+  };
 
   beforeEach(async () => {
     woken = [];
@@ -31,13 +35,20 @@ describe('outcome router', () => {
     await store.close();
   });
 
+  it("tells the relay when a workflow's last awaited outcome arrived", async () => {
+    const router = outcomeRouter({ store, relay });
+    await router.deliver([event('m1')], 'd1');
+    await router.deliver([event('m2')], 'd2');
+    expect(woken).toEqual([['campaign-a'], ['campaign-a (all final)']]);
+  });
+
   it('resolves once the store holds the events, untold, and wakes the relay for their workflows', async () => {
     const router = outcomeRouter({ store, relay });
     await Promise.all([
       router.deliver([event('m1'), event('m3')], 'd1'),
       router.deliver([event('m2'), event('orphan')], 'd2'),
     ]);
-    expect(woken.flat().sort()).toEqual(['campaign-a', 'campaign-a', 'sms-b']);
+    expect(woken.flat().sort()).toEqual(['campaign-a (all final)', 'campaign-a (all final)', 'sms-b (all final)']);
     expect((await store.outbox.untold(10)).map((w) => [w.workflowId, w.untold])).toEqual([
       ['sms-b', 1],
       ['campaign-a', 2],
