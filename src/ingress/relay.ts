@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { MAX_OUTSTANDING } from '../api/constants.js';
 import { messageOutcomesSignal } from '../definitions/message-outcomes.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type MessageStore, outcomeFromStore, type WaiterOutcomes } from '../store/index.js';
@@ -26,7 +27,7 @@ export interface RelayOptions {
   leaseMs?: number;
   /** How often the store is swept for outcomes this relay was not woken for (default 1 s). */
   sweepMs?: number;
-  /** Most outcomes in one signal (default 8,000: a campaign's whole default window, about 1 MB). */
+  /** Most outcomes in one signal (default 10,000: a campaign's largest window, about 1.3 MB). */
   maxOutcomesPerSignal?: number;
   /** Workflows claimed together, in one store transaction (default 100). */
   workflowsPerRound?: number;
@@ -57,8 +58,15 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-/** About 130 bytes of JSON each: half of Temporal's 2 MB payload limit. */
-const MAX_OUTCOMES_PER_SIGNAL = 8000;
+/**
+ * A campaign's largest window, so one signal can carry all it may have outstanding (its last outcomes
+ * included, told at once); about 130 bytes of JSON each, 1.3 MB, within Temporal's 2 MB payload limit.
+ */
+const MAX_OUTCOMES_PER_SIGNAL = MAX_OUTSTANDING;
+/** A signal's JSON at most: Temporal refuses a payload over 2 MB by default. */
+const MAX_SIGNAL_BYTES = 1_800_000;
+/** An outcome's JSON besides its strings: keys, quotes, `source` and separators. */
+const OUTCOME_JSON_OVERHEAD = 80;
 const FIRST_BACKOFF_MS = 250;
 /** A workflow another relay holds is asked for again after this at the soonest (not in a tight loop). */
 const HELD_RETRY_MS = 250;
@@ -250,8 +258,10 @@ class OutboxRelay implements Relay {
     }
     // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
     for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
-    const results = await this.signalAll(claimed.outcomes);
-    const withResult = (result: Result) => claimed.outcomes.filter((_, i) => results[i] === result);
+    // What does not fit in one signal stays untold for the next.
+    const signals = claimed.outcomes.map(withinSignalBytes);
+    const results = await this.signalAll(signals);
+    const withResult = (result: Result) => signals.filter((_, i) => results[i] === result);
     const told = withResult('told');
     const ended = withResult('ended').map((w) => w.workflowId);
     const failed = withResult('failed').map((w) => w.workflowId);
@@ -279,7 +289,9 @@ class OutboxRelay implements Relay {
       this.failures.delete(w.workflowId);
       // Woken meanwhile, or more untold than one signal carries: due again after the interval (at once when
       // its last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
-      const again = this.due.has(w.workflowId) || w.outcomes.length >= maxOutcomesPerSignal;
+      const claimedOutcomes = claimed.outcomes.find((c) => c.workflowId === w.workflowId)!.outcomes.length;
+      const again =
+        this.due.has(w.workflowId) || claimedOutcomes >= maxOutcomesPerSignal || w.outcomes.length < claimedOutcomes;
       if (again) this.postpone(w.workflowId, this.allFinal.has(w.workflowId) ? Date.now() : toldAt + this.intervalMs);
     }
     for (const id of ended) this.failures.delete(id);
@@ -350,6 +362,21 @@ class OutboxRelay implements Relay {
       }
     });
   }
+}
+
+/**
+ * The first of a workflow's outcomes whose signal stays under MAX_SIGNAL_BYTES (its JSON, estimated from
+ * the strings' lengths): provider message ids may be up to 200 characters, which would take a full signal
+ * over Temporal's payload limit, and a signal Temporal refuses would be retried for ever.
+ */
+function withinSignalBytes(w: WaiterOutcomes): WaiterOutcomes {
+  let bytes = 2;
+  for (let i = 0; i < w.outcomes.length; i++) {
+    const { providerMessageId, status, timestamp } = w.outcomes[i]!;
+    bytes += OUTCOME_JSON_OVERHEAD + providerMessageId.length + status.length + timestamp.length;
+    if (bytes > MAX_SIGNAL_BYTES) return { ...w, outcomes: w.outcomes.slice(0, Math.max(1, i)) };
+  }
+  return w;
 }
 
 /** Enough to find the signal from a workflow or a message: the ids, a batch's first few. */

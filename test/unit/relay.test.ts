@@ -17,6 +17,8 @@ interface Signal {
   workflowId: string;
   ids: string[];
   at: number;
+  /** The signal's argument as JSON, in bytes. */
+  bytes: number;
 }
 
 type Answer = (workflowId: string) => Promise<void>;
@@ -28,7 +30,12 @@ function fakeClient(signals: Signal[], answer: { current: Answer }): Client {
       getHandle: (workflowId: string) => ({
         async signal(_definition: unknown, outcomes: MessageOutcome[]) {
           await answer.current(workflowId);
-          signals.push({ workflowId, ids: outcomes.map((o) => o.providerMessageId).sort(), at: Date.now() });
+          signals.push({
+            workflowId,
+            ids: outcomes.map((o) => o.providerMessageId).sort(),
+            at: Date.now(),
+            bytes: Buffer.byteLength(JSON.stringify(outcomes)),
+          });
         },
       }),
     },
@@ -183,6 +190,21 @@ describe('relay', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("keeps each signal within Temporal's payload limit, however long the provider's message ids", async () => {
+    // 10,000 outcomes with 200-character ids: over 3 MB of JSON in one signal.
+    const longIds = ids('c', 10_000).map((id) => id.padEnd(200, 'x'));
+    await store.register(
+      'campaign',
+      longIds.map((providerMessageId) => ({ providerMessageId })),
+    );
+    await store.recordEvents(longIds.map(delivered));
+    relay({ signalsPerSecond: 50 });
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(signals.length).toBeGreaterThan(1);
+    expect(Math.max(...signals.map((s) => s.bytes))).toBeLessThanOrEqual(2_000_000);
+    expect(signals.flatMap((s) => s.ids).sort()).toEqual(longIds.sort());
   });
 
   it('tells a quiet workflow ahead of a backlog', async () => {
