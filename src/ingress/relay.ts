@@ -260,6 +260,7 @@ class OutboxRelay implements Relay {
     for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
     // What does not fit in one signal stays untold for the next.
     const signals = claimed.outcomes.map(withinSignalBytes);
+    const claimedCount = new Map(claimed.outcomes.map((w) => [w.workflowId, w.outcomes.length]));
     const results = await this.signalAll(signals);
     const withResult = (result: Result) => signals.filter((_, i) => results[i] === result);
     const told = withResult('told');
@@ -287,11 +288,10 @@ class OutboxRelay implements Relay {
     for (const w of told) {
       this.lastTold.set(w.workflowId, toldAt);
       this.failures.delete(w.workflowId);
-      // Woken meanwhile, or more untold than one signal carries: due again after the interval (at once when
+      // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when
       // its last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
-      const claimedOutcomes = claimed.outcomes.find((c) => c.workflowId === w.workflowId)!.outcomes.length;
-      const again =
-        this.due.has(w.workflowId) || claimedOutcomes >= maxOutcomesPerSignal || w.outcomes.length < claimedOutcomes;
+      const count = claimedCount.get(w.workflowId)!;
+      const again = this.due.has(w.workflowId) || count >= maxOutcomesPerSignal || w.outcomes.length < count;
       if (again) this.postpone(w.workflowId, this.allFinal.has(w.workflowId) ? Date.now() : toldAt + this.intervalMs);
     }
     for (const id of ended) this.failures.delete(id);

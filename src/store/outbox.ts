@@ -6,12 +6,22 @@
  * Relays (one per ingress, any number) share the work through `relay_claims`: a relay tells a workflow only
  * while it holds the workflow's lease, and only when the workflow was last told at least `minIntervalMs` ago
  * (or, once, sooner: when it waits for nothing but its untold outcomes, so a campaign's last ones need not
- * wait out the interval), so "told once at a time" and the rate rule hold across replicas; a crashed relay's lease runs out and
- * another takes the workflow over. Telling twice after a crash is allowed (a workflow keeps the first final
+ * wait out the interval), so "told once at a time" and the rate rule hold across replicas; a crashed relay's
+ * lease runs out and another takes the workflow over. Telling twice after a crash is allowed (a workflow keeps the first final
  * state it hears); never telling is not, so a row is marked told only after its signal was accepted.
  */
 import type { Executor } from './driver.js';
-import { checkText, chunks, list, type MessageRow, outcomeOf, rows, type StoreContext, uniqueBy } from './sql.js';
+import {
+  checkText,
+  chunks,
+  isPending,
+  list,
+  type MessageRow,
+  outcomeOf,
+  rows,
+  type StoreContext,
+  uniqueBy,
+} from './sql.js';
 import { type Outbox, StoreInputError, type WaiterOutcomes } from './types.js';
 
 interface UntoldRow extends Pick<
@@ -76,8 +86,7 @@ function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox
              ON CONFLICT (workflow_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until,
                flushed = CASE WHEN relay_claims.last_told_at <= ? THEN relay_claims.flushed ELSE 1 END
              WHERE relay_claims.lease_until < ? AND (relay_claims.last_told_at <= ? OR (relay_claims.flushed = 0
-               AND NOT EXISTS (SELECT 1 FROM waiters p WHERE p.workflow_id = relay_claims.workflow_id
-                 AND p.untold_since IS NULL AND p.told_at IS NULL AND p.released_at IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM waiters p WHERE p.workflow_id = relay_claims.workflow_id AND ${isPending('p')})
                AND EXISTS (SELECT 1 FROM waiters u WHERE u.workflow_id = relay_claims.workflow_id
                  AND u.untold_since IS NOT NULL)))
              RETURNING workflow_id`,

@@ -83,6 +83,14 @@ export function firstFinalStands(columns: readonly string[]): string {
   ].join(',\n');
 }
 
+/**
+ * A waiter still waiting: its message has no final state yet (none untold, none told) and it was not released.
+ * The same condition as the partial index waiters_pending_by_workflow (migration 12), which makes it a lookup.
+ */
+export function isPending(waiter: string): string {
+  return `${waiter}.untold_since IS NULL AND ${waiter}.told_at IS NULL AND ${waiter}.released_at IS NULL`;
+}
+
 export function rows(count: number, columns: number): string {
   const row = `(${list(columns)})`;
   return Array.from({ length: count }, () => row).join(', ');

@@ -18,6 +18,7 @@ import {
   chunks,
   compare,
   firstFinalStands,
+  isPending,
   list,
   type MessageRow,
   outcomeOf,
@@ -232,8 +233,7 @@ async function stillPending(tx: Executor, workflowIds: readonly string[]): Promi
   const pending = new Set<string>();
   for (const workflowId of workflowIds) {
     const [row] = await tx.all(
-      `SELECT 1 AS pending FROM waiters
-       WHERE workflow_id = ? AND untold_since IS NULL AND told_at IS NULL AND released_at IS NULL LIMIT 1`,
+      `SELECT 1 AS pending FROM waiters w WHERE w.workflow_id = ? AND ${isPending('w')} LIMIT 1`,
       [workflowId],
     );
     if (row) pending.add(workflowId);
