@@ -72,30 +72,29 @@ describe('query plans of statements over lists of message ids (SQLite)', () => {
       await store.release('wf', ['m19']);
       await store.register('wf', [{ providerMessageId: 'm18' }]);
 
+      /** Each statement's plan, with the statement beside it so a failure names it. */
+      const plans = (chosen: Statement[]) =>
+        Promise.all(
+          chosen.map(async ({ sql, params }) => {
+            const plan = await driver.read((tx) => tx.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params));
+            return { sql, plan: plan.map((p) => p.detail).join('; ') };
+          }),
+        );
+      const planned = (chosen: Statement[], plan: RegExp) =>
+        chosen.map(({ sql }) => ({ sql, plan: expect.stringMatching(plan) }));
+
       // "Does it still wait for anything?" (recording, and an early claim): the index of pending waiters.
       const pending = statements.filter((s) => /told_at IS NULL AND \w*\.?released_at IS NULL/.test(s.sql));
       expect(pending.length).toBeGreaterThanOrEqual(2);
-      for (const { sql, params } of pending) {
-        const plan = await driver.read((tx) => tx.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params));
-        expect({ sql, plan: plan.map((p) => p.detail).join('; ') }).toEqual({
-          sql,
-          plan: expect.stringMatching(
-            /SEARCH \w+ USING (COVERING )?INDEX waiters_pending_by_workflow \(workflow_id=\?\)/,
-          ),
-        });
-      }
+      expect(await plans(pending)).toEqual(
+        planned(pending, /SEARCH \w+ USING (COVERING )?INDEX waiters_pending_by_workflow \(workflow_id=\?\)/),
+      );
 
       const byIds = statements.filter((s) => /^\s*UPDATE waiters[\s\S]*provider_message_id IN \(/.test(s.sql));
       expect(byIds.length).toBeGreaterThanOrEqual(4);
-      for (const { sql, params } of byIds) {
-        const plan = await driver.read((tx) => tx.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params));
-        expect({ sql, plan: plan.map((p) => p.detail).join('; ') }).toEqual({
-          sql,
-          plan: expect.stringMatching(
-            /^SEARCH waiters USING INDEX sqlite_autoindex_waiters_1 \(provider_message_id=\?/,
-          ),
-        });
-      }
+      expect(await plans(byIds)).toEqual(
+        planned(byIds, /^SEARCH waiters USING INDEX sqlite_autoindex_waiters_1 \(provider_message_id=\?/),
+      );
     } finally {
       await driver.close();
     }

@@ -118,14 +118,27 @@ describe('relay', () => {
     expect(signals.length).toBeLessThan(40);
   });
 
-  it('tells a busy workflow again one interval after its last signal, however long marking it told took', async () => {
-    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    try {
-      // c2 stays pending: the workflow still waits, so no early signal.
+  describe('on a fake clock', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    /** Moves the clock on until `n` signals were accepted. */
+    const untilSignals = async (n: number) => {
+      while (signals.length < n) await vi.advanceTimersByTimeAsync(10);
+    };
+    /** A campaign of c0, c1, c2; the relay at 2 signals a second, not sweeping meanwhile. */
+    const campaign = async (on = store) => {
       await store.register(
         'campaign',
         ids('c', 3).map((providerMessageId) => ({ providerMessageId })),
       );
+      return relay({ signalsPerSecond: 2, sweepMs: 60_000 }, on);
+    };
+
+    it('tells a busy workflow again one interval after its last signal, however long marking it told took', async () => {
       // Each told mark takes 300 ms of the clock (a busy store).
       const slowStore: MessageStore = {
         ...store,
@@ -137,59 +150,40 @@ describe('relay', () => {
           },
         },
       };
-      const r = relay({ signalsPerSecond: 2, sweepMs: 60_000 }, slowStore);
+      const r = await campaign(slowStore);
       await receive(r, ['c0']);
-      while (signals.length < 1) await vi.advanceTimersByTimeAsync(10);
+      await untilSignals(1);
+      // c2 stays pending: the workflow still waits, so no early signal.
       await receive(r, ['c1']);
-      while (signals.length < 2) await vi.advanceTimersByTimeAsync(10);
+      await untilSignals(2);
       expect(signals[1]!.at - signals[0]!.at).toBeGreaterThanOrEqual(500);
       expect(signals[1]!.at - signals[0]!.at).toBeLessThan(600);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    });
 
-  it('tells a busy workflow its last awaited outcomes at once, ahead of the rate rule', async () => {
-    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    try {
-      await store.register(
-        'campaign',
-        ids('c', 3).map((providerMessageId) => ({ providerMessageId })),
-      );
-      const r = relay({ signalsPerSecond: 2, sweepMs: 60_000 });
+    it('tells a busy workflow its last awaited outcomes at once, ahead of the rate rule', async () => {
+      const r = await campaign();
       await receive(r, ['c0']);
-      while (signals.length < 1) await vi.advanceTimersByTimeAsync(10);
+      await untilSignals(1);
       await vi.advanceTimersByTimeAsync(100);
       await receive(r, ['c1', 'c2']);
-      while (signals.length < 2) await vi.advanceTimersByTimeAsync(10);
+      await untilSignals(2);
       expect(signals[1]).toMatchObject({ ids: ['c1', 'c2'] });
       expect(signals[1]!.at - signals[0]!.at).toBeLessThan(200);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    });
 
-  it('tells a busy workflow its last awaited outcomes right after the signal that was on its way when they came', async () => {
-    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    try {
-      await store.register(
-        'campaign',
-        ids('c', 3).map((providerMessageId) => ({ providerMessageId })),
-      );
+    it('tells a busy workflow its last awaited outcomes right after the signal that was on its way when they came', async () => {
       let letGo: (() => void) | undefined;
       answer.current = () => new Promise<void>((resolve) => (letGo = resolve));
-      const r = relay({ signalsPerSecond: 2, sweepMs: 60_000 });
+      const r = await campaign();
       await receive(r, ['c0']);
       while (!letGo) await vi.advanceTimersByTimeAsync(10);
       answer.current = async () => {};
       await receive(r, ['c1', 'c2']);
       letGo();
-      while (signals.length < 2) await vi.advanceTimersByTimeAsync(10);
+      await untilSignals(2);
       expect(signals.map((s) => s.ids)).toEqual([['c0'], ['c1', 'c2']]);
       expect(signals[1]!.at - signals[0]!.at).toBeLessThan(200);
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it("keeps each signal within Temporal's payload limit, however long the provider's message ids", async () => {
