@@ -21,6 +21,7 @@ import type { CampaignResult } from '../src/api/campaign-io.js';
 import { CAMPAIGN_DEFAULTS, isFinalStatus, MAX_RECIPIENTS_PER_REQUEST } from '../src/api/constants.js';
 import { BATCH_EVENT_TYPE, type MessageStatusEvent } from '../src/api/events.js';
 import { Msgflow } from '../src/starter/index.js';
+import { CampaignReports } from '../src/starter/reports.js';
 import { campaignKeyOf } from '../src/definitions/workflow-ids.js';
 import { msgflowDataConverter } from '../src/temporal/data-converter.js';
 import { startBareReceiver } from './bare-receiver.js';
@@ -127,19 +128,18 @@ async function untilAllTold(options: MessageStoreOptions): Promise<void> {
   }
 }
 
-/** When the store recorded the campaign's first, middle and last final state (epoch ms). */
+/** When the store recorded the campaign's first, middle and last final state (epoch ms), from its outcome feed. */
 async function reportsRecordedAt(options: MessageStoreOptions, campaignKey: string): Promise<number[]> {
   const store = await openMessageStore(options);
   try {
     const times: number[] = [];
-    let after = { recordedAt: 0, providerMessageId: '' };
-    for (;;) {
-      const page = await store.settled({ campaignKey, after, limit: 1000 });
-      times.push(...page.map((row) => row.recordedAt));
-      const last = page.at(-1);
-      if (!last) break;
-      after = { recordedAt: last.recordedAt, providerMessageId: last.providerMessageId };
-    }
+    // The campaign is over: the feed ends once it has read every outcome.
+    for await (const row of new CampaignReports(store).outcomes(campaignKey, {
+      done: Promise.resolve(),
+      pollIntervalMs: 0,
+    }))
+      times.push(row.recordedAt);
+    times.sort((a, b) => a - b);
     return times.length ? [times[0]!, times[Math.floor(times.length / 2)]!, times.at(-1)!] : [];
   } finally {
     await store.close();

@@ -30,7 +30,7 @@ import { msgflowDataConverter } from '../src/temporal/data-converter.js';
 import { postDelivered } from '../test/support/delivered-event.js';
 import { startBareReceiver } from './bare-receiver.js';
 import { type Benchmark, type BenchRow, percentile, round } from './harness.js';
-import { assertClean, latencyColumns, type LoadResult, type SignedBody, sizeFromEnv } from './load.js';
+import { assertClean, beforeAndAfter, latencyColumns, type LoadResult, type SignedBody, sizeFromEnv } from './load.js';
 import { runScript } from './processes.js';
 
 const LOAD_PROCESS = fileURLToPath(new URL('./load-process.ts', import.meta.url));
@@ -161,22 +161,15 @@ export const ingressBenchmark: Benchmark = {
       await load(ingress.webhookUrl, warmup);
       await load(bare.url, warmup);
 
-      /**
-       * The ingress case between two runs of the bare receiver on the same bodies; the ceiling is their mean,
-       * so drift on a busy machine weighs on both sides alike.
-       */
+      /** The ingress case between two runs of the bare receiver on the same bodies, which count as one. */
       const bracketed = async (kind: string, bodies: SignedBody[]) => {
         const before = await measure(`bare receiver, ${kind} (before)`, bare.url, bodies);
         const measured = await measure(`ingress, ${kind}`, ingress.webhookUrl, bodies);
         const after = await measure(`bare receiver, ${kind} (after)`, bare.url, bodies);
         const ceiling: Measured = {
-          result: {
-            ...before.result,
-            perSecond: (before.result.perSecond + after.result.perSecond) / 2,
-            latenciesMs: [...before.result.latenciesMs, ...after.result.latenciesMs],
-          },
+          result: beforeAndAfter(before.result, after.result),
           signals: before.signals,
-          cpuMs: (before.cpuMs + after.cpuMs) / 2,
+          cpuMs: before.cpuMs + after.cpuMs,
         };
         return { ceiling, measured };
       };
@@ -194,7 +187,9 @@ export const ingressBenchmark: Benchmark = {
         'events/s': round(measured.result.perSecond * eventsPerBody),
         'vs bare': bareOne ? `${round((measured.result.perSecond / bareOne.result.perSecond) * 100)}%` : '(ceiling)',
         'CPU ms/event': round(cpuMsPerEvent(measured, eventsPerBody), 3),
-        'CPU vs bare': bareOne ? `${round(measured.cpuMs / bareOne.cpuMs, 1)}×` : '(ceiling)',
+        'CPU vs bare': bareOne
+          ? `${round(cpuMsPerEvent(measured, eventsPerBody) / cpuMsPerEvent(bareOne, eventsPerBody), 1)}×`
+          : '(ceiling)',
         ...latencyColumns(measured.result),
         signals: bareOne ? measured.signals.count : '',
         'outcomes/signal':

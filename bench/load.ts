@@ -49,6 +49,20 @@ export async function runLoad(
 }
 
 /** p50/p99 of a run's latencies, rounded for a table. */
+/**
+ * A ceiling measured before and after the case it frames, as one: both runs' operations, time and latencies,
+ * the mean of their rates. Drift on a busy machine weighs on both sides alike.
+ */
+export function beforeAndAfter(before: LoadResult, after: LoadResult): LoadResult {
+  return {
+    ...before,
+    operations: before.operations + after.operations,
+    seconds: before.seconds + after.seconds,
+    perSecond: (before.perSecond + after.perSecond) / 2,
+    latenciesMs: [...before.latenciesMs, ...after.latenciesMs],
+  };
+}
+
 export function latencyColumns(result: LoadResult): { 'p50 ms': number; 'p99 ms': number } {
   return { 'p50 ms': round(percentile(result.latenciesMs, 50)), 'p99 ms': round(percentile(result.latenciesMs, 99)) };
 }

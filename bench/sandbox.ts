@@ -16,7 +16,7 @@ import express from 'express';
 import { SCOPES } from '../src/api/scopes.js';
 import { MAGIC_NUMBERS, SandboxAdmin, startSandbox } from '../src/sandbox/index.js';
 import { type Benchmark, type BenchRow, round } from './harness.js';
-import { assertClean, latencyColumns, type LoadResult, runLoad, sizeFromEnv } from './load.js';
+import { assertClean, beforeAndAfter, latencyColumns, type LoadResult, runLoad, sizeFromEnv } from './load.js';
 
 const REQUESTS = sizeFromEnv('MSGFLOW_BENCH_SANDBOX_REQUESTS', 2000);
 const CONCURRENCY = sizeFromEnv('MSGFLOW_BENCH_CONCURRENCY', 32);
@@ -76,14 +76,7 @@ export const sandboxBenchmark: Benchmark = {
         const before = await measure(`${ceilingName} (before)`, ceilingOp);
         const measured = await measure(name, operation);
         const after = await measure(`${ceilingName} (after)`, ceilingOp);
-        const ceiling: LoadResult = {
-          ...before,
-          operations: before.operations + after.operations,
-          seconds: before.seconds + after.seconds,
-          perSecond: (before.perSecond + after.perSecond) / 2,
-          latenciesMs: [...before.latenciesMs, ...after.latenciesMs],
-        };
-        return { ceiling, measured };
+        return { ceiling: beforeAndAfter(before, after), measured };
       };
       const sends = await bracketed(
         'bare Express POST',

@@ -65,8 +65,6 @@ export interface Relay {
 const MAX_OUTCOMES_PER_SIGNAL = MAX_OUTSTANDING;
 /** A signal's JSON at most: Temporal refuses a payload over 2 MB by default. */
 const MAX_SIGNAL_BYTES = 1_800_000;
-/** An outcome's JSON besides its strings: keys, quotes, `source` and separators. */
-const OUTCOME_JSON_OVERHEAD = 80;
 const FIRST_BACKOFF_MS = 250;
 /** A workflow another relay holds is asked for again after this at the soonest (not in a tight loop). */
 const HELD_RETRY_MS = 250;
@@ -365,15 +363,14 @@ class OutboxRelay implements Relay {
 }
 
 /**
- * The first of a workflow's outcomes whose signal stays under MAX_SIGNAL_BYTES (its JSON, estimated from
- * the strings' lengths): provider message ids may be up to 200 characters, which would take a full signal
- * over Temporal's payload limit, and a signal Temporal refuses would be retried for ever.
+ * The first of a workflow's outcomes whose signal's JSON stays under MAX_SIGNAL_BYTES: provider message ids
+ * may be up to 200 characters, which would take a full signal over Temporal's payload limit, and a signal
+ * Temporal refuses would be retried for ever.
  */
 function withinSignalBytes(w: WaiterOutcomes): WaiterOutcomes {
-  let bytes = 2;
+  let bytes = 2; // the brackets; each outcome adds itself and a comma
   for (let i = 0; i < w.outcomes.length; i++) {
-    const { providerMessageId, status, timestamp } = w.outcomes[i]!;
-    bytes += OUTCOME_JSON_OVERHEAD + providerMessageId.length + status.length + timestamp.length;
+    bytes += Buffer.byteLength(JSON.stringify(outcomeFromStore(w.outcomes[i]!))) + 1;
     if (bytes > MAX_SIGNAL_BYTES) return { ...w, outcomes: w.outcomes.slice(0, Math.max(1, i)) };
   }
   return w;

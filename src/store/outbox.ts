@@ -7,8 +7,9 @@
  * while it holds the workflow's lease, and only when the workflow was last told at least `minIntervalMs` ago
  * (or, once, sooner: when it waits for nothing but its untold outcomes, so a campaign's last ones need not
  * wait out the interval), so "told once at a time" and the rate rule hold across replicas; a crashed relay's
- * lease runs out and another takes the workflow over. Telling twice after a crash is allowed (a workflow keeps the first final
- * state it hears); never telling is not, so a row is marked told only after its signal was accepted.
+ * lease runs out and another takes the workflow over. Telling twice after a crash is allowed (a workflow
+ * keeps the first final state it hears); never telling is not, so a row is marked told only after its signal
+ * was accepted.
  */
 import type { Executor } from './driver.js';
 import {

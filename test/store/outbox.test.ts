@@ -27,6 +27,10 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
   });
   afterAll(() => h?.close());
 
+  /** relay-1 told wf-a these outcomes (at `now`). */
+  const toldWfA = (providerMessageIds: string[], now?: number) =>
+    store.outbox.finish('relay-1', { told: [{ workflowId: 'wf-a', providerMessageIds }], ended: [], failed: [] }, now);
+
   async function fresh(): Promise<MessageStore> {
     store = await h.open(await h.freshLocation());
     return store;
@@ -82,11 +86,7 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     // relay-1 crashed holding the claim: after its lease another relay takes the workflow over.
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 10_001)))).toEqual([['wf-a', ['m1']]]);
     // relay-1's late finish neither releases relay-2's claim nor is lost: the outcome is told.
-    await store.outbox.finish('relay-1', {
-      told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }],
-      ended: [],
-      failed: [],
-    });
+    await toldWfA(['m1']);
     expect((await store.outbox.backlog()).untold).toBe(0);
     await store.register('wf-a', [{ providerMessageId: 'm2' }]);
     await store.recordEvents([delivered('m2')]);
@@ -104,11 +104,7 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await store.recordEvents([delivered('m1')]);
     const now = Date.now();
     const first = await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
-    await store.outbox.finish(
-      'relay-1',
-      { told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], ended: [], failed: [] },
-      now,
-    );
+    await toldWfA(['m1'], now);
     expect(idsOf(first)).toEqual([['wf-a', ['m1']]]);
     await store.recordEvents([delivered('m2')]);
     expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 499))).toEqual({ outcomes: [], held: ['wf-a'] });
@@ -121,18 +117,12 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await store.recordEvents([delivered('m1')]);
     const now = Date.now();
     await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
-    const told = (ids: string[], at: number) =>
-      store.outbox.finish(
-        'relay-1',
-        { told: [{ workflowId: 'wf-a', providerMessageIds: ids }], ended: [], failed: [] },
-        at,
-      );
-    await told(['m1'], now);
+    await toldWfA(['m1'], now);
     // Its last awaited outcome: claimed within the interval.
     const [last] = await store.recordEvents([delivered('m2')]);
     expect(last).toMatchObject({ workflowId: 'wf-a', allFinal: true });
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 100)))).toEqual([['wf-a', ['m2']]]);
-    await told(['m2'], now + 100);
+    await toldWfA(['m2'], now + 100);
     // Once: a message registered and settled later waits out the interval again.
     await store.register('wf-a', [{ providerMessageId: 'm3' }]);
     await store.recordEvents([delivered('m3')]);
@@ -146,11 +136,7 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await store.recordEvents([delivered('m1')]);
     const now = Date.now();
     await store.outbox.claim(['wf-a'], claimBy('relay-1', now));
-    await store.outbox.finish(
-      'relay-1',
-      { told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], ended: [], failed: [] },
-      now,
-    );
+    await toldWfA(['m1'], now);
     await store.release('wf-a', ['m2']);
     // Nothing pending and nothing untold: refused, and the early signal is still there for later.
     expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 100))).toEqual({ outcomes: [], held: ['wf-a'] });
