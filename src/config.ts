@@ -125,6 +125,8 @@ const twoSourcesOfWeights = {
   message: 'set MSGFLOW_TEAM_WEIGHTS or MSGFLOW_TEAM_WEIGHTS_FILE, not both',
   path: ['MSGFLOW_TEAM_WEIGHTS_FILE'],
 };
+/** The team weights alone (`msgflow dev`'s worker), with the same rule as a worker's settings. */
+export const TeamWeightsSettings = TeamWeightsEnv.refine(oneSourceOfWeights, twoSourcesOfWeights);
 
 export const IngressEnv = z.object({
   MSGFLOW_INGRESS_HOST: z.string().default('127.0.0.1'),

@@ -53,6 +53,8 @@ export interface StackOptions {
   workflowBundle?: WorkflowBundle;
   /** Audience loaders for the stack's worker (campaigns with a `loader` audience). */
   audienceLoaders?: AudienceLoaders;
+  /** The stack's worker's team weights in the token's campaign requests (default: every team 1). */
+  teamWeight?: (team: string) => number;
   /** The folders and hosts the stack's worker reads file and URL audiences from (default: `.data/audiences`, no URLs). */
   audienceAccess?: AudienceAccess;
   /** The OTP fraud guard's rules for the stack's worker (default DEFAULT_OTP_GUARD; null: no guard, no OTP record). */
@@ -233,6 +235,7 @@ async function startWorker({
     messaging,
     store,
     providerRatePerMinute: ratePerMinute,
+    teamWeight: options.teamWeight,
     workflowBundle: options.workflowBundle,
     audienceLoaders: options.audienceLoaders,
     audienceAccess: options.audienceAccess,

@@ -13,7 +13,14 @@ import type { OtpGuardConfig } from './api/otp-guard.js';
 import type { AudienceAccess } from './audience/access.js';
 import { type AudienceLoaders, importAudienceLoaders } from './audience/loaders.js';
 import { MessagingClient } from './client/client.js';
-import { ConfigError, parseEnv, WorkerEnv, WorkerSettings } from './config.js';
+import {
+  ConfigError,
+  parseEnv,
+  TeamWeightsSettings,
+  type TeamWeightsEnv,
+  WorkerEnv,
+  WorkerSettings,
+} from './config.js';
 import type { KeyRing } from './crypto/keyring.js';
 import { providerQueueRate, providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
 import { createLogger, type Logger, silentLogger } from './log.js';
@@ -214,6 +221,29 @@ export function audienceAccessFromEnv(env: NodeJS.ProcessEnv = process.env): Aud
   return audienceAccessOf(parseEnv(WorkerEnv, env));
 }
 
+/**
+ * The worker's team weights, audience loaders and cache size, as the environment sets them: what `msgflow dev`'s
+ * worker takes from it too.
+ */
+export async function workerChoicesFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<WorkerChoices> {
+  return workerChoicesOf(
+    { ...parseEnv(WorkerEnv, env), ...parseEnv(TeamWeightsSettings, env) },
+    createLogger('worker'),
+  );
+}
+
+type WorkerChoices = Pick<MsgflowWorkerOptions, 'teamWeight' | 'audienceLoaders' | 'maxCachedWorkflows'>;
+
+async function workerChoicesOf(settings: WorkerEnv & TeamWeightsEnv, logger: Logger): Promise<WorkerChoices> {
+  return {
+    teamWeight: teamWeightsOf(settings, logger),
+    audienceLoaders: settings.MSGFLOW_AUDIENCE_LOADERS
+      ? await importAudienceLoaders(settings.MSGFLOW_AUDIENCE_LOADERS)
+      : undefined,
+    maxCachedWorkflows: settings.MSGFLOW_MAX_CACHED_WORKFLOWS,
+  };
+}
+
 function audienceAccessOf(settings: WorkerEnv): AudienceAccess {
   return {
     folders: settings.MSGFLOW_AUDIENCE_DIRS,
@@ -230,7 +260,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   if (!settings.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const otpGuard = otpGuardOf(settings);
-  const teamWeight = teamWeightsOf(settings, createLogger('worker'));
+  const choices = await workerChoicesOf(settings, createLogger('worker'));
   const dataConverter = dataConverterOf(settings);
   // Before any native connection: the runtime is created once per process.
   await installWorkerRuntime({
@@ -252,12 +282,8 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     messaging,
     store,
     providerRatePerMinute: settings.MSGFLOW_RATE_LIMIT_PER_MINUTE,
-    teamWeight,
-    audienceLoaders: settings.MSGFLOW_AUDIENCE_LOADERS
-      ? await importAudienceLoaders(settings.MSGFLOW_AUDIENCE_LOADERS)
-      : undefined,
+    ...choices,
     audienceAccess: audienceAccessOf(settings),
-    maxCachedWorkflows: settings.MSGFLOW_MAX_CACHED_WORKFLOWS,
     dataConverter,
     otpKeyRing: otpSealKeyRingOf(settings),
     otpGuard,

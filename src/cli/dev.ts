@@ -27,7 +27,7 @@ import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpGuardFromEnv } from '../otp-guard-file.js';
 import { startStack } from '../stack.js';
-import { audienceAccessFromEnv } from '../worker.js';
+import { audienceAccessFromEnv, workerChoicesFromEnv } from '../worker.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
@@ -67,6 +67,8 @@ export function registerDevCommands(dev: Command): void {
     if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
     const log = createLogger('dev');
     await checkPorts(options);
+    // Like `msgflow worker`'s: MSGFLOW_AUDIENCE_LOADERS, the team weights and the cache size, checked before anything starts.
+    const workerChoices = await workerChoicesFromEnv(process.env);
     if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
     const tracing = startTracingFromEnv('msgflow-dev');
     mkdirSync(DATA_DIR, { recursive: true });
@@ -113,6 +115,7 @@ export function registerDevCommands(dev: Command): void {
         adminToken: sandboxEnv.MSGFLOW_SANDBOX_ADMIN_TOKEN ?? previous.MSGFLOW_SANDBOX_ADMIN_TOKEN,
       },
       ingress: { port: Number(options.ingressPort) },
+      ...workerChoices,
       audienceAccess: devAudienceAccess(),
       otpGuard: otpGuardFromEnv(process.env),
       reuseToken: previous.MSGFLOW_API_TOKEN,

@@ -4,7 +4,7 @@
  * restart that reuses the account's token; on busy ports it names each with its flag and starts nothing.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,11 +46,14 @@ interface Dev {
   exited: Promise<number | null>;
 }
 
-function startDev(ports: number[]): Dev {
+function startDev(
+  ports: number[],
+  { folder = cwd, env = {} }: { folder?: string; env?: Record<string, string> } = {},
+): Dev {
   const args = PORT_FLAGS.flatMap((flag, i) => [flag, String(ports[i])]);
   const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli/main.ts'), 'dev', ...args], {
-    cwd,
-    env: inherited,
+    cwd: folder,
+    env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -127,6 +130,50 @@ describe('msgflow dev', () => {
       expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
     },
   );
+
+  it(
+    'runs campaigns through the audience loaders MSGFLOW_AUDIENCE_LOADERS names, as a worker does',
+    {
+      timeout: 240_000,
+    },
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'dev-cli-loaders-'));
+      const loaded = ['2348030000101', '2348030000102'];
+      writeFileSync(
+        join(folder, 'loaders.mjs'),
+        `export const audienceLoaders = {
+        dueCustomers: { readPage: async () => ({ recipients: ${JSON.stringify(loaded)}, nextCursor: null }) },
+      };\n`,
+      );
+      const dev = startDev(await freePorts(PORT_FLAGS.length), {
+        folder,
+        env: { MSGFLOW_AUDIENCE_LOADERS: './loaders.mjs' },
+      });
+      started.push(dev);
+      try {
+        await ready(dev);
+        const start = ['campaign', 'start', '--sender', 'ACME', '--message', 'Your payment is due'];
+        const campaign = await runMsgflow([...start, '--loader', 'dueCustomers', '--wait'], { cwd: folder });
+        expect(campaign.stderr).toBe('');
+        expect(campaign.stdout).toMatch(/completed: 2 sent/);
+      } finally {
+        await stop(dev);
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('refuses bad worker settings before it starts anything', { timeout: 60_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'dev-cli-settings-'));
+    try {
+      const bad = await runMsgflow(['dev'], { cwd: folder, env: { MSGFLOW_TEAM_WEIGHTS: 'clinic:x' } });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('"clinic:x": the weight must be a number');
+      expect(existsSync(join(folder, '.data/temporal.db'))).toBe(false);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 
   it('names every busy port with the flag that moves it, and starts nothing', { timeout: 60_000 }, async () => {
     const ports = await freePorts(PORT_FLAGS.length);
