@@ -112,9 +112,11 @@ describe('relay', () => {
     }
     await until(async () => (await store.outbox.backlog()).untold === 0);
     expect(signals.flatMap((s) => s.ids).sort()).toEqual(ids('c', 40).sort());
-    // The last signal may come early: with c39 the workflow waits for nothing else.
+    // The last signal may come early: with c39 the workflow waits for nothing else. A signal's time is taken
+    // after its claim, whose store work takes longer on a busy machine: a gap may fall short of the 200 ms by that
+    // much, never to the ~10 ms between wakes.
     const gaps = signals.slice(1, -1).map((s, i) => s.at - signals[i]!.at);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(190);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(150);
     expect(signals.length).toBeLessThan(40);
   });
 
