@@ -16,7 +16,9 @@ export type SuppressionStore = Pick<MessageStore, 'suppress' | 'unsuppress' | 's
 export class InvalidNumbersError extends Error {
   override name = 'InvalidNumbersError';
   constructor(readonly invalid: InvalidRecipient[]) {
-    super(`invalid numbers, nothing changed: ${invalid.map((i) => `#${i.index} "${i.value}" ${i.reason}`).join('; ')}`);
+    // Counted from 1, as a person reads the numbers given (`index` stays 0-based).
+    const named = invalid.map((i) => `number ${i.index + 1} ("${i.value}"): ${i.reason}`);
+    super(`invalid numbers, nothing changed: ${named.join('; ')}`);
   }
 }
 

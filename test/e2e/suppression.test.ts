@@ -193,9 +193,9 @@ describe('suppression list', () => {
 
       const removed = await msgflow('suppression', 'remove', `+${G}`, '+2348030000099');
       expect(removed.stdout.trim()).toBe('removed 1, not listed 1');
-      const bad = await msgflow('suppression', 'add', 'not-a-number');
+      const bad = await msgflow('suppression', 'add', '+2348030000077', 'not-a-number');
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/invalid numbers, nothing changed: #0 "not-a-number"/);
+      expect(bad.stderr).toMatch(/invalid numbers, nothing changed: number 2 \("not-a-number"\): /);
     },
   );
 
