@@ -48,7 +48,6 @@ export async function runLoad(
   return { operations: total, seconds, perSecond: total / seconds, latenciesMs, failures, firstFailure };
 }
 
-/** p50/p99 of a run's latencies, rounded for a table. */
 /**
  * A ceiling measured before and after the case it frames, as one: both runs' operations, time and latencies,
  * the mean of their rates. Drift on a busy machine weighs on both sides alike.
@@ -63,6 +62,7 @@ export function beforeAndAfter(before: LoadResult, after: LoadResult): LoadResul
   };
 }
 
+/** p50/p99 of a run's latencies, rounded for a table. */
 export function latencyColumns(result: LoadResult): { 'p50 ms': number; 'p99 ms': number } {
   return { 'p50 ms': round(percentile(result.latenciesMs, 50)), 'p99 ms': round(percentile(result.latenciesMs, 99)) };
 }

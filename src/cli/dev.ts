@@ -67,7 +67,7 @@ export function registerDevCommands(dev: Command): void {
     if (process.stderr.isTTY && !process.env.MSGFLOW_LOG_FORMAT) process.env.MSGFLOW_LOG_FORMAT = 'pretty';
     const log = createLogger('dev');
     await checkPorts(options);
-    // Like `msgflow worker`'s: MSGFLOW_AUDIENCE_LOADERS, the team weights and the cache size, checked before anything starts.
+    // The worker settings `msgflow worker` reads too (loaders, team weights, cache size): a bad one starts nothing.
     const workerChoices = await workerChoicesFromEnv(process.env);
     if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
     const tracing = startTracingFromEnv('msgflow-dev');

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { MAX_OUTSTANDING } from '../api/constants.js';
-import { messageOutcomesSignal } from '../definitions/message-outcomes.js';
+import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type MessageStore, outcomeFromStore, type WaiterOutcomes } from '../store/index.js';
 import { type Attributes, inSpan, linkTo, messageIdAttributes } from '../tracing/spans.js';
@@ -257,7 +257,7 @@ class OutboxRelay implements Relay {
     // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
     for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
     // What does not fit in one signal stays untold for the next.
-    const signals = claimed.outcomes.map(withinSignalBytes);
+    const signals = claimed.outcomes.map(signalOf);
     const claimedCount = new Map(claimed.outcomes.map((w) => [w.workflowId, w.outcomes.length]));
     const results = await this.signalAll(signals);
     const withResult = (result: Result) => signals.filter((_, i) => results[i] === result);
@@ -327,7 +327,7 @@ class OutboxRelay implements Relay {
     }
   }
 
-  private async signalAll(waiting: WaiterOutcomes[]): Promise<Result[]> {
+  private async signalAll(waiting: Signal[]): Promise<Result[]> {
     const results: Result[] = new Array(waiting.length);
     let next = 0;
     const lane = async () => {
@@ -341,14 +341,14 @@ class OutboxRelay implements Relay {
   }
 
   /** One signal with all of the workflow's untold outcomes, linked to the spans that sent those messages. */
-  private tell(w: WaiterOutcomes): Promise<Result> {
+  private tell(w: Signal): Promise<Result> {
     // Well within the lease, so a claim never runs out while its signal is still on its way.
     const { client, callTimeoutMs = Math.min(5000, this.leaseMs / 3) } = this.options;
     const links = (w.traceParents ?? []).flatMap((t) => linkTo(t));
     return inSpan('msgflow.relay.signal', { attributes: signalAttributes(w), links }, async () => {
       try {
         await client.withDeadline(Date.now() + callTimeoutMs, () =>
-          client.workflow.getHandle(w.workflowId).signal(messageOutcomesSignal, w.outcomes.map(outcomeFromStore)),
+          client.workflow.getHandle(w.workflowId).signal(messageOutcomesSignal, w.payload),
         );
         this.options.onSignal?.(w.outcomes.length, w.workflowId);
         return 'told';
@@ -362,18 +362,26 @@ class OutboxRelay implements Relay {
   }
 }
 
+/** A workflow's outcomes that go in one signal, and that signal's argument. */
+interface Signal extends WaiterOutcomes {
+  payload: MessageOutcome[];
+}
+
 /**
- * The first of a workflow's outcomes whose signal's JSON stays under MAX_SIGNAL_BYTES: provider message ids
- * may be up to 200 characters, which would take a full signal over Temporal's payload limit, and a signal
- * Temporal refuses would be retried for ever.
+ * The first of a workflow's outcomes whose signal's JSON stays under MAX_SIGNAL_BYTES (at least one): provider
+ * message ids may be up to 200 characters, which would take a full signal over Temporal's payload limit, and a
+ * signal Temporal refuses would be retried for ever.
  */
-function withinSignalBytes(w: WaiterOutcomes): WaiterOutcomes {
+function signalOf(w: WaiterOutcomes): Signal {
+  const payload: MessageOutcome[] = [];
   let bytes = 2; // the brackets; each outcome adds itself and a comma
-  for (let i = 0; i < w.outcomes.length; i++) {
-    bytes += Buffer.byteLength(JSON.stringify(outcomeFromStore(w.outcomes[i]!))) + 1;
-    if (bytes > MAX_SIGNAL_BYTES) return { ...w, outcomes: w.outcomes.slice(0, Math.max(1, i)) };
+  for (const stored of w.outcomes) {
+    const outcome = outcomeFromStore(stored);
+    bytes += Buffer.byteLength(JSON.stringify(outcome)) + 1;
+    if (bytes > MAX_SIGNAL_BYTES && payload.length > 0) break;
+    payload.push(outcome);
   }
-  return w;
+  return { ...w, outcomes: w.outcomes.slice(0, payload.length), payload };
 }
 
 /** Enough to find the signal from a workflow or a message: the ids, a batch's first few. */
