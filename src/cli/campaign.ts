@@ -22,7 +22,7 @@ import type { CampaignStatus } from '../starter/campaign-status.js';
 import { campaignRelationsByKey } from '../starter/campaign-retry.js';
 import type { CampaignRun } from '../starter/campaigns.js';
 import { Msgflow } from '../starter/index.js';
-import { connectClient } from '../temporal/connection.js';
+import { withClient } from './client.js';
 import { addCampaignReportCommand, formatRelations } from './reports.js';
 import {
   CliInputError,
@@ -259,10 +259,8 @@ export function notFoundMessage(error: WorkflowNotFoundError): string {
  */
 export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => Promise<T>): Promise<T> {
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-  let client: Client | undefined;
   try {
-    client = await connectClient();
-    return await fn(new Msgflow(client, MSGFLOW_TASK_QUEUE), client);
+    return await withClient((client) => fn(new Msgflow(client, MSGFLOW_TASK_QUEUE), client));
   } catch (error) {
     if (error instanceof CliInputError) fail(error.message, EXIT_CODES.badInput);
     failOnRefusal(error);
@@ -275,8 +273,6 @@ export async function withMsgflow<T>(fn: (msgflow: Msgflow, client: Client) => P
       );
     }
     throw error;
-  } finally {
-    await client?.connection.close();
   }
 }
 

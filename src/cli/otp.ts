@@ -11,7 +11,7 @@ import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { OtpBlockedError } from '../starter/otp.js';
-import { connectClient } from '../temporal/connection.js';
+import { withClient } from './client.js';
 import { durationInSeconds, type JsonFlag, positiveInt, printResult, started, withJson } from './common.js';
 import { registerOtpGuardCommands } from './otp-guard.js';
 
@@ -54,13 +54,8 @@ const digitsOf = (to: string) => to.trim().replace(/^\+/, '');
 async function withMsgflow<T>(use: (msgflow: Msgflow) => Promise<T>): Promise<T> {
   const otpKeys = otpKeysFromEnv();
   const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-  const client = await connectClient();
-  try {
-    // Input the facade refuses (a code that is not 4-10 digits, voice as the first channel) exits 2.
-    return await started(use(new Msgflow(client, MSGFLOW_TASK_QUEUE, { otpKeys })));
-  } finally {
-    await client.connection.close();
-  }
+  // Input the facade refuses (a code that is not 4-10 digits, voice as the first channel) exits 2.
+  return withClient((client) => started(use(new Msgflow(client, MSGFLOW_TASK_QUEUE, { otpKeys }))));
 }
 
 export function registerOtpCommands(otp: Command): void {

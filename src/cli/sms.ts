@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
-import { connectClient } from '../temporal/connection.js';
+import { withClient } from './client.js';
 import { duration, type JsonFlag, printStarted, started, withJson } from './common.js';
 
 interface SmsSendOptions extends JsonFlag {
@@ -31,8 +31,7 @@ export function registerSmsCommands(sms: Command): void {
       ),
   ).action(async (options: SmsSendOptions) => {
     const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-    const client = await connectClient();
-    try {
+    await withClient(async (client) => {
       const msgflow = new Msgflow(client, MSGFLOW_TASK_QUEUE);
       const sms = await started(
         msgflow.sendSms(
@@ -50,8 +49,6 @@ export function registerSmsCommands(sms: Command): void {
         ...result.suppressed.map((number) => `${number}  suppressed (opted out: not sent, not charged)`),
         ...(result.duplicates ?? []).map((number) => `${number}  given more than once: sent and charged once`),
       ]);
-    } finally {
-      await client.connection.close();
-    }
+    });
   });
 }

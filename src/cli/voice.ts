@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { parseEnv, WorkerEnv } from '../config.js';
 import { Msgflow } from '../starter/index.js';
-import { connectClient } from '../temporal/connection.js';
+import { withClient } from './client.js';
 import { duration, type JsonFlag, positiveInt, printStarted, started, withJson } from './common.js';
 
 interface VoiceCallOptions extends JsonFlag {
@@ -35,8 +35,7 @@ export function registerVoiceCommands(voice: Command): void {
       .option('--wait', 'wait for and print the final state'),
   ).action(async (options: VoiceCallOptions) => {
     const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
-    const client = await connectClient();
-    try {
+    await withClient(async (client) => {
       const msgflow = new Msgflow(client, MSGFLOW_TASK_QUEUE);
       const call = await started(
         msgflow.startVoiceCall(
@@ -57,8 +56,6 @@ export function registerVoiceCommands(voice: Command): void {
         (result) =>
           `${result.callId}  ${result.status}${result.final ? '' : ' (not final at the deadline)'}  ${result.durationSeconds}s  cost ${result.cost} ${result.currency}`,
       );
-    } finally {
-      await client.connection.close();
-    }
+    });
   });
 }

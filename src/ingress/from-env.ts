@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { ConfigError, IngressEnv, parseEnv } from '../config.js';
 import type { Logger } from '../log.js';
 import { createIngressMetrics, withIngressMetrics } from './metrics.js';
-import { connectClient } from '../temporal/connection.js';
+import { lazyClient } from '../temporal/connection.js';
 import { dataConverterFromEnv } from '../temporal/data-converter.js';
 import { type RunningIngress, startIngress } from './server.js';
 import { type MessageStore, openMessageStore, storeOptionsFromEnv } from '../store/index.js';
@@ -18,8 +18,9 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
     throw new ConfigError('MSGFLOW_WEBHOOK_SECRETS is required: the whsec_… secret(s) the provider signs with');
   }
   startTracingFromEnv('msgflow-ingress', env);
-  // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set.
-  const client = await connectClient(env, { dataConverter: dataConverterFromEnv(env) });
+  // The signals' payloads are encrypted like every other client's when MSGFLOW_ENCRYPTION_KEY is set. Connected
+  // by the relay's first signal: the ingress starts and answers while Temporal is down, and tells once it is back.
+  const client = await lazyClient(env, { dataConverter: dataConverterFromEnv(env) });
   const store = await openMessageStore(storeOptionsFromEnv(env));
   const metrics = createIngressMetrics({ store });
   const relay = startRelay({
@@ -30,7 +31,7 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
     onSignal: metrics.onSignal,
     logger,
   });
-  const stop = () => relay.close().finally(() => store.close());
+  const stop = () => relay.close().finally(() => Promise.all([store.close(), client.connection.close()]));
   try {
     const running = await startIngress(
       withIngressMetrics(

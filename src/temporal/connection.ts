@@ -128,16 +128,33 @@ export async function connectClient(
   env: NodeJS.ProcessEnv = process.env,
   options: Omit<ClientOptions, 'connection' | 'namespace'> = {},
 ): Promise<Client> {
+  const client = await lazyClient(env, options);
+  await ensureReachable(client);
+  return client;
+}
+
+/**
+ * connectClient without waiting for Temporal: the connection is made by the first call that needs it, so a
+ * process that can do useful work without Temporal (the ingress) starts while Temporal is down.
+ */
+export async function lazyClient(
+  env: NodeJS.ProcessEnv = process.env,
+  options: Omit<ClientOptions, 'connection' | 'namespace'> = {},
+): Promise<Client> {
   const { namespace, ...connectionOptions } = await connectionSettings(env);
-  const connection = await Connection.connect(connectionOptions).catch((error: unknown) => {
-    throw new TemporalUnreachableError(connectionOptions.address, error);
-  });
   return new Client({
     dataConverter: dataConverterFromEnv(env),
     interceptors: tracingClientInterceptors(),
     ...options,
-    connection,
+    connection: Connection.lazy(connectionOptions),
     namespace,
+  });
+}
+
+/** Resolves once the client's server answers (within the connection's 10 s connect timeout); else names it. */
+export async function ensureReachable(client: Client): Promise<void> {
+  await client.connection.ensureConnected().catch((error: unknown) => {
+    throw new TemporalUnreachableError((client.connection as Connection).options.address, error);
   });
 }
 
