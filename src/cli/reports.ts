@@ -77,9 +77,16 @@ function describeMessage(m: StoredMessage): string[] {
     `  number:    ${m.number ?? '-'}`,
     `  campaign:  ${m.campaignKey ?? '-'}`,
     `  seen:      first ${when(m.firstSeenAt)}, last ${when(m.lastSeenAt)}`,
-    ...m.waiters.map(
-      (w) => `  waiter:    ${w.workflowId} since ${when(w.registeredAt)}${w.releasedAt ? ' (released)' : ''}`,
-    ),
+    ...m.waiters.flatMap((w) => [
+      `  waiter:    ${w.workflowId} since ${when(w.registeredAt)}${w.releasedAt ? ' (released)' : ''}`,
+      ...(w.untoldSince === null ? [] : [`             its outcome waits to be told (since ${when(w.untoldSince)})`]),
+      ...(w.refused
+        ? [
+            `             Temporal refused its signals ${w.refused.refusals} time(s) in a row` +
+              `${w.refused.reason ? ` (${w.refused.reason})` : ''}; next try ${when(w.refused.retryAt)}`,
+          ]
+        : []),
+    ]),
   ];
 }
 

@@ -14,6 +14,7 @@ export const METRICS = {
   // The relay's outbox (gauges read from the message store at each scrape of an ingress).
   relayUntoldOutcomes: 'msgflow_relay_untold_outcomes',
   relayOldestUntoldSeconds: 'msgflow_relay_oldest_untold_seconds',
+  relayRefusedWorkflows: 'msgflow_relay_refused_workflows',
   // Worker (the Temporal SDK's meter, exported with the SDK's own metrics on the worker's metrics address).
   smsSent: 'msgflow_sms_sent',
   providerCharges: 'msgflow_provider_charged_minor_units',

@@ -30,6 +30,10 @@ export async function startIngressFromEnv(env: NodeJS.ProcessEnv, logger: Logger
     leaseMs: ingress.MSGFLOW_RELAY_LEASE_SECONDS * 1000,
     onSignal: metrics.onSignal,
     logger,
+    // Test only: dies as `kill -9` would, between Temporal accepting a signal and its outcomes being marked told.
+    ...(env.MSGFLOW_TEST_KILL_AFTER_SIGNAL === '1'
+      ? { afterSignalAccepted: () => process.kill(process.pid, 'SIGKILL') }
+      : {}),
   });
   const stop = () => relay.close().finally(() => Promise.all([store.close(), client.connection.close()]));
   try {

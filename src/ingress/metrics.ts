@@ -139,14 +139,15 @@ export function withIngressMetrics<T extends IngressAppOptions>(options: T, metr
  * figures (alert on the max, not the sum).
  */
 function outboxGauges(registry: Registry, store: Pick<MessageStore, 'outbox'>): void {
-  let read: Promise<{ untold: number; oldestAgeSeconds: number }> | undefined;
-  // One store read per scrape serves both gauges.
+  let read: Promise<{ untold: number; oldestAgeSeconds: number; refusedWorkflows: number }> | undefined;
+  // One store read per scrape serves every gauge.
   const backlog = () =>
     (read ??= store.outbox
       .backlog()
-      .then(({ untold, oldestUntoldAt }) => ({
+      .then(({ untold, oldestUntoldAt, refusedWorkflows }) => ({
         untold,
         oldestAgeSeconds: oldestUntoldAt === null ? 0 : Math.max(0, (Date.now() - oldestUntoldAt) / 1000),
+        refusedWorkflows,
       }))
       .finally(() => setImmediate(() => (read = undefined))));
   new Gauge({
@@ -163,6 +164,14 @@ function outboxGauges(registry: Registry, store: Pick<MessageStore, 'outbox'>): 
     registers: [registry],
     async collect() {
       this.set((await backlog()).oldestAgeSeconds);
+    },
+  });
+  new Gauge({
+    name: METRICS.relayRefusedWorkflows,
+    help: 'Workflows with outcomes to tell whose last signal Temporal refused (each retried on its own backoff)',
+    registers: [registry],
+    async collect() {
+      this.set((await backlog()).refusedWorkflows);
     },
   });
 }

@@ -6,17 +6,29 @@
  * Each workflow gets one signal with all of its untold outcomes, then they are marked told. A quiet workflow
  * (a single send, an OTP) is told at once, ahead of any backlog; a busy one (a campaign) at most
  * `signalsPerSecond` times a second, however fast its messages settle. Several relays (one per ingress) share
- * the work through claims in the store. While Temporal is unreachable the relay backs off, then catches up a
- * bounded number of workflows at a time, those with the fewest untold outcomes first.
+ * the work through claims in the store.
+ *
+ * The store is the truth, so the relay's memory is bounded whatever the backlog: it holds at most `maxDue`
+ * workflows to tell and leaves the rest to its sweep, which walks the untold outcomes oldest first with a
+ * cursor. Only Temporal being out of reach or overloaded pauses all telling (with a growing backoff); a
+ * workflow whose signal Temporal refuses waits out a backoff of its own, kept in the store, and after
+ * SLOW_LANE_AFTER refusals in a row is tried once every `slowLaneMs`, never dropped.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { MAX_OUTSTANDING } from '../api/constants.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 import { type Logger, silentLogger } from '../log.js';
-import { type MessageStore, outcomeFromStore, type WaiterOutcomes } from '../store/index.js';
+import {
+  type ClaimedOutcomes,
+  type MessageStore,
+  outcomeFromStore,
+  type UntoldPosition,
+  type WaiterOutcomes,
+} from '../store/index.js';
 import { type Attributes, inSpan, linkTo, messageIdAttributes } from '../tracing/spans.js';
+import { type SignalFailure, signalFailureOf } from './signal-failure.js';
 
 export interface RelayOptions {
   store: Pick<MessageStore, 'outbox'>;
@@ -39,11 +51,17 @@ export interface RelayOptions {
   callTimeoutMs?: number;
   /** Longest wait between attempts while Temporal or the store is unreachable (default 5 s). */
   maxBackoffMs?: number;
+  /** How often a workflow whose signals keep being refused is tried again (default 60 s). */
+  slowLaneMs?: number;
+  /** Workflows held in memory to tell (default 10,000); the sweep finds the rest in the store. */
+  maxDue?: number;
   /** Unique per relay (default: host, process id and a random part). */
   owner?: string;
   logger?: Logger;
   /** Called once Temporal accepted a signal, with the number of outcomes it carried and its workflow (metrics). */
   onSignal?(outcomes: number, workflowId: string): void;
+  /** Test only: called once Temporal accepted a signal, before its outcomes are marked told. */
+  afterSignalAccepted?(workflowId: string): void;
 }
 
 export interface Relay {
@@ -54,6 +72,8 @@ export interface Relay {
   wake(waiting: Iterable<Pick<WaiterOutcomes, 'workflowId' | 'allFinal'>>): void;
   /** Resolves once nothing is due or being told (tests). */
   idle(): Promise<void>;
+  /** Workflows this relay remembers (to tell, resting, told lately): bounded, whatever the store's backlog. */
+  size(): number;
   /** Stops sweeping and waits for the rounds in progress. */
   close(): Promise<void>;
 }
@@ -66,12 +86,22 @@ const MAX_OUTCOMES_PER_SIGNAL = MAX_OUTSTANDING;
 /** A signal's JSON at most: Temporal refuses a payload over 2 MB by default. */
 const MAX_SIGNAL_BYTES = 1_800_000;
 const FIRST_BACKOFF_MS = 250;
+/** Refusals in a row after which a workflow is tried only once every slowLaneMs. */
+export const SLOW_LANE_AFTER = 5;
 /** A workflow another relay holds is asked for again after this at the soonest (not in a tight loop). */
 const HELD_RETRY_MS = 250;
 /** Claims idle this long are deleted by the sweep now and then. */
 const FORGET_CLAIMS_AFTER_MS = 60_000;
+/** How long the probe of a server that failed a whole round may take. */
+const PROBE_TIMEOUT_MS = 2_000;
 
-type Result = 'told' | 'ended' | 'failed';
+type Result = { kind: 'told' } | { kind: SignalFailure; reason: string };
+
+/** How long a workflow refused `refusals` times in a row waits before its next try. */
+export function refusalBackoffMs(refusals: number, slowLaneMs: number): number {
+  if (refusals >= SLOW_LANE_AFTER) return slowLaneMs;
+  return Math.min(slowLaneMs, FIRST_BACKOFF_MS * 2 ** (refusals - 1));
+}
 
 export function startRelay(options: RelayOptions): Relay {
   return new OutboxRelay(options);
@@ -82,26 +112,31 @@ class OutboxRelay implements Relay {
   private readonly owner: string;
   private readonly intervalMs: number;
   private readonly leaseMs: number;
+  private readonly slowLaneMs: number;
+  private readonly maxDue: number;
   private readonly log: Logger;
-  /** Workflows to tell, with the earliest time to try (the rate rule, a backoff). */
+  /** Workflows to tell, with the earliest time to try (the rate rule, a backoff); at most maxDue. */
   private readonly due = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   /** When this relay last told each workflow; forgotten once older than the interval. */
   private readonly lastTold = new Map<string, number>();
+  /** Workflows this relay saw refused, until their next try (wakes before then would only be held). */
+  private readonly resting = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   /** Woken in-process since their last round (the fast lane's candidates). */
   private readonly woken = new Set<string>();
   /** Woken with `allFinal` since their last round: due at once, not after the interval. */
   private readonly allFinal = new Set<string>();
   private fastRound = false;
-  /** Consecutive failed signals per workflow, for its own backoff. */
-  private readonly failures = new Map<string, number>();
+  private pumpScheduled = false;
   private backoffMs = 0;
   private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private readonly sweeper: NodeJS.Timeout;
   private sweeping = false;
+  /** Where the sweep goes on in the untold outcomes; null: from the oldest. */
+  private cursor: UntoldPosition | null = null;
   private lastForget = Date.now();
   private closed = false;
   private idleWaiters: Array<() => void> = [];
@@ -111,25 +146,37 @@ class OutboxRelay implements Relay {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.intervalMs = 1000 / (options.signalsPerSecond ?? 2);
     this.leaseMs = options.leaseMs ?? 15_000;
+    this.slowLaneMs = options.slowLaneMs ?? 60_000;
+    this.maxDue = options.maxDue ?? 10_000;
     this.log = options.logger ?? silentLogger;
     this.sweeper = setInterval(() => void this.sweep(), options.sweepMs ?? 1000);
     this.sweeper.unref();
     void this.sweep();
   }
 
+  /** In the request that recorded the outcomes: constant work per workflow; the rounds start after it. */
   wake(waiting: Iterable<Pick<WaiterOutcomes, 'workflowId' | 'allFinal'>>): void {
     const now = Date.now();
     for (const { workflowId, allFinal } of waiting) {
-      this.makeDue(workflowId, now, allFinal);
+      if (!this.makeDue(workflowId, now, allFinal)) continue;
       this.woken.add(workflowId);
       if (allFinal) this.allFinal.add(workflowId);
     }
-    this.pump();
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  size(): number {
+    return this.due.size + this.resting.size + this.lastTold.size;
   }
 
   async close(): Promise<void> {
@@ -141,25 +188,30 @@ class OutboxRelay implements Relay {
 
   /**
    * Due now, or when the rate rule lets this relay tell it again (`allFinal`: now, the store decides); an
-   * earlier due time stands, but a workflow waiting out its own backoff after failed signals keeps its time.
+   * earlier due time stands. False when it is not held: resting after a refusal, or no room (the sweep finds it).
    */
-  private makeDue(workflowId: string, now: number, allFinal = false): void {
+  private makeDue(workflowId: string, now: number, allFinal = false): boolean {
+    if ((this.resting.get(workflowId) ?? 0) > now) return false;
+    const current = this.due.get(workflowId);
+    if (current === undefined && this.due.size >= this.maxDue) return false;
     const last = this.lastTold.get(workflowId);
     const at = allFinal || last === undefined ? now : Math.max(now, last + this.intervalMs);
-    const current = this.due.get(workflowId);
-    if (current !== undefined && this.failures.has(workflowId)) return;
     if (current === undefined || at < current) this.due.set(workflowId, at);
+    return true;
   }
 
+  /** The next page of the store's untold outcomes, oldest first, while there is room to hold their workflows. */
   private async sweep(): Promise<void> {
     if (this.closed || this.sweeping || Date.now() < this.pausedUntil) return;
     this.sweeping = true;
     try {
-      const limit = (this.options.workflowsPerRound ?? 100) * (this.options.rounds ?? 4);
-      const untold = await this.store.outbox.untold(limit);
       const now = Date.now();
-      for (const w of untold) if (!this.inFlight.has(w.workflowId)) this.makeDue(w.workflowId, now);
-      if (now - this.lastForget > FORGET_CLAIMS_AFTER_MS) await this.forgetIdle(now);
+      this.forgetPast(now);
+      await this.readPage(now);
+      if (now - this.lastForget > FORGET_CLAIMS_AFTER_MS) {
+        this.lastForget = now;
+        await this.store.outbox.forgetClaims(now - FORGET_CLAIMS_AFTER_MS);
+      }
       this.pump();
     } catch (error) {
       this.log.warn('relay: the store could not be swept', { error });
@@ -168,11 +220,20 @@ class OutboxRelay implements Relay {
     }
   }
 
-  /** Claims idle for a while, in the store and in this relay's memory of when it last told each workflow. */
-  private async forgetIdle(now: number): Promise<void> {
-    this.lastForget = now;
-    await this.store.outbox.forgetClaims(now - FORGET_CLAIMS_AFTER_MS);
+  private async readPage(now: number): Promise<void> {
+    // Half the room at most: the rest is kept for the workflows this relay is woken for (quiet sends).
+    const room = Math.floor(this.maxDue / 2) - this.due.size;
+    const limit = Math.min(room, (this.options.workflowsPerRound ?? 100) * (this.options.rounds ?? 4));
+    if (limit <= 0) return;
+    const page = await this.store.outbox.untold({ limit, ...(this.cursor ? { after: this.cursor } : {}), now });
+    this.cursor = page.next;
+    for (const w of page.workflows) if (!this.inFlight.has(w.workflowId)) this.makeDue(w.workflowId, now);
+  }
+
+  /** What this relay remembers of workflows only for a while: when it last told them, and their rests. */
+  private forgetPast(now: number): void {
     for (const [id, at] of this.lastTold) if (now - at > this.intervalMs) this.lastTold.delete(id);
+    for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
   }
 
   /** Starts rounds for the workflows that are due, quiet ones first, as far as the round limit allows. */
@@ -187,8 +248,10 @@ class OutboxRelay implements Relay {
       if (at <= now) ready.push(id);
       else next = Math.min(next, at);
     }
-    // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns).
-    ready.sort((a, b) => (this.lastTold.get(a) ?? 0) - (this.lastTold.get(b) ?? 0));
+    // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns);
+    // among those, the ones woken in-process before the backlog the sweep found (oldest first, as found).
+    const rank = (id: string) => (this.lastTold.get(id) ?? 0) * 2 + (this.woken.has(id) ? 0 : 1);
+    ready.sort((a, b) => rank(a) - rank(b));
     const perRound = this.options.workflowsPerRound ?? 100;
     while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
     // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.
@@ -233,7 +296,7 @@ class OutboxRelay implements Relay {
   }
 
   private isIdle(): boolean {
-    return this.due.size === 0 && this.running.size === 0;
+    return this.due.size === 0 && this.running.size === 0 && !this.pumpScheduled;
   }
 
   /** Claims the batch, signals each claimed workflow once, and records what became of each. */
@@ -252,18 +315,27 @@ class OutboxRelay implements Relay {
       });
     } catch (error) {
       this.log.warn('relay: the store could not be reached; retrying', { error });
-      return this.retryLater(batch);
+      return this.pauseAll(batch);
     }
     // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
     for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
     // What does not fit in one signal stays untold for the next.
     const signals = claimed.outcomes.map(signalOf);
-    const claimedCount = new Map(claimed.outcomes.map((w) => [w.workflowId, w.outcomes.length]));
     const results = await this.signalAll(signals);
-    const withResult = (result: Result) => signals.filter((_, i) => results[i] === result);
-    const told = withResult('told');
-    const ended = withResult('ended').map((w) => w.workflowId);
-    const failed = withResult('failed').map((w) => w.workflowId);
+    const told = signals.filter((_, i) => results[i]!.kind === 'told');
+    const ended = signals.filter((_, i) => results[i]!.kind === 'ended').map((w) => w.workflowId);
+    const notTold = signals.flatMap((w, i) => {
+      const result = results[i]!;
+      return result.kind === 'told' || result.kind === 'ended' ? [] : [{ signal: w, result }];
+    });
+    // Temporal itself out of reach or overloaded: everything waits, and nothing counts against the workflows.
+    const outage =
+      notTold.length > 0 &&
+      (await this.isOutage(
+        notTold.map((n) => n.result.kind),
+        told.length,
+      ));
+    const refused = outage ? [] : notTold.map(({ signal, result }) => this.refusal(signal, result, toldAt));
     try {
       // The same time in the store: a later one there would refuse this relay's next claim, due at `toldAt`
       // + the interval, and hold the workflow's next signal back a whole interval more.
@@ -275,7 +347,8 @@ class OutboxRelay implements Relay {
             providerMessageIds: w.outcomes.map((o) => o.providerMessageId),
           })),
           ended,
-          failed,
+          refused,
+          failed: outage ? notTold.map((n) => n.signal.workflowId) : [],
         },
         toldAt,
       );
@@ -285,17 +358,43 @@ class OutboxRelay implements Relay {
     }
     for (const w of told) {
       this.lastTold.set(w.workflowId, toldAt);
-      this.failures.delete(w.workflowId);
+      if (w.refusals > 0) this.log.info('relay: a refused workflow was told again', { workflowId: w.workflowId });
       // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when
       // its last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
-      const count = claimedCount.get(w.workflowId)!;
-      const again = this.due.has(w.workflowId) || count >= maxOutcomesPerSignal || w.outcomes.length < count;
+      const again = this.due.has(w.workflowId) || w.claimed >= maxOutcomesPerSignal || w.outcomes.length < w.claimed;
       if (again) this.postpone(w.workflowId, this.allFinal.has(w.workflowId) ? Date.now() : toldAt + this.intervalMs);
     }
-    for (const id of ended) this.failures.delete(id);
     if (told.length > 0) this.backoffMs = 0;
-    // Not one signal went through: Temporal is unreachable, so everything waits; else only those that failed.
-    if (failed.length > 0) this.retryLater(failed, told.length === 0);
+    if (outage) this.pauseAll(notTold.map((n) => n.signal.workflowId));
+  }
+
+  /**
+   * Whether the round's failures say Temporal itself is down: an overloaded answer does; failures of no answer
+   * in a round that told nothing do if the server does not answer a probe either.
+   */
+  private async isOutage(failures: SignalFailure[], told: number): Promise<boolean> {
+    if (failures.includes('overloaded')) return true;
+    if (told > 0 || !failures.includes('unreachable')) return false;
+    const { client } = this.options;
+    try {
+      await client.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => client.workflowService.getSystemInfo({}));
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A refused signal: its workflow rests for its backoff (in the store, for every relay); the slow lane is said. */
+  private refusal(w: Signal, result: { reason: string }, now: number) {
+    const refusals = w.refusals + 1;
+    const retryAt = now + refusalBackoffMs(refusals, this.slowLaneMs);
+    if (this.resting.size < this.maxDue) this.resting.set(w.workflowId, retryAt);
+    this.postpone(w.workflowId, retryAt);
+    const fields = { workflowId: w.workflowId, refusals, reason: result.reason };
+    if (refusals === SLOW_LANE_AFTER)
+      this.log.warn(`relay: Temporal keeps refusing a workflow's signals; retried every ${this.slowLaneMs} ms`, fields);
+    else this.log.debug('relay: Temporal refused a signal', fields);
+    return { workflowId: w.workflowId, retryAt, reason: result.reason };
   }
 
   /** When to ask again for a workflow the store would not let this relay claim. */
@@ -307,24 +406,19 @@ class OutboxRelay implements Relay {
     return now + Math.max(this.intervalMs, HELD_RETRY_MS);
   }
 
-  /** Due no earlier than `at` (a later due time stands). */
+  /** Due no earlier than `at` (a later due time stands); left to the sweep when there is no room. */
   private postpone(workflowId: string, at: number): void {
-    this.due.set(workflowId, Math.max(this.due.get(workflowId) ?? at, at));
+    const current = this.due.get(workflowId);
+    if (current === undefined && this.due.size >= this.maxDue) return;
+    this.due.set(workflowId, Math.max(current ?? at, at));
   }
 
-  /** Tried again after a growing wait; with `everything`, no round starts before then (an outage). */
-  private retryLater(workflowIds: readonly string[], everything = true): void {
+  /** Temporal or the store is out of reach: no round starts before a growing wait is over. */
+  private pauseAll(workflowIds: readonly string[]): void {
     const max = this.options.maxBackoffMs ?? 5000;
-    const now = Date.now();
-    if (everything) {
-      this.backoffMs = Math.min(max, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
-      this.pausedUntil = now + this.backoffMs;
-    }
-    for (const id of workflowIds) {
-      const failures = (this.failures.get(id) ?? 0) + 1;
-      this.failures.set(id, failures);
-      this.postpone(id, everything ? this.pausedUntil : now + Math.min(max, FIRST_BACKOFF_MS * 2 ** (failures - 1)));
-    }
+    this.backoffMs = Math.min(max, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
+    this.pausedUntil = Date.now() + this.backoffMs;
+    for (const id of workflowIds) this.postpone(id, this.pausedUntil);
   }
 
   private async signalAll(waiting: Signal[]): Promise<Result[]> {
@@ -351,20 +445,23 @@ class OutboxRelay implements Relay {
           client.workflow.getHandle(w.workflowId).signal(messageOutcomesSignal, w.payload),
         );
         this.options.onSignal?.(w.outcomes.length, w.workflowId);
-        return 'told';
+        this.options.afterSignalAccepted?.(w.workflowId);
+        return { kind: 'told' };
       } catch (error) {
-        // The workflow has closed (completed, cancelled or terminated): nobody is left to tell.
-        if (error instanceof WorkflowNotFoundError) return 'ended';
-        this.log.warn('relay: Temporal did not accept a signal; retrying', { error, workflowId: w.workflowId });
-        return 'failed';
+        const kind = signalFailureOf(error);
+        const reason = error instanceof Error ? error.message : String(error);
+        if (kind !== 'ended')
+          this.log.debug('relay: Temporal did not accept a signal', { error, workflowId: w.workflowId });
+        return { kind, reason };
       }
     });
   }
 }
 
-/** A workflow's outcomes that go in one signal, and that signal's argument. */
-interface Signal extends WaiterOutcomes {
+/** A workflow's outcomes that go in one signal, that signal's argument, and how many were claimed. */
+interface Signal extends ClaimedOutcomes {
   payload: MessageOutcome[];
+  claimed: number;
 }
 
 /**
@@ -372,7 +469,7 @@ interface Signal extends WaiterOutcomes {
  * message ids may be up to 200 characters, which would take a full signal over Temporal's payload limit, and a
  * signal Temporal refuses would be retried for ever.
  */
-function signalOf(w: WaiterOutcomes): Signal {
+function signalOf(w: ClaimedOutcomes): Signal {
   const payload: MessageOutcome[] = [];
   let bytes = 2; // the brackets; each outcome adds itself and a comma
   for (const stored of w.outcomes) {
@@ -381,7 +478,7 @@ function signalOf(w: WaiterOutcomes): Signal {
     if (bytes > MAX_SIGNAL_BYTES && payload.length > 0) break;
     payload.push(outcome);
   }
-  return { ...w, outcomes: w.outcomes.slice(0, payload.length), payload };
+  return { ...w, outcomes: w.outcomes.slice(0, payload.length), payload, claimed: w.outcomes.length };
 }
 
 /** Enough to find the signal from a workflow or a message: the ids, a batch's first few. */

@@ -118,6 +118,18 @@ CREATE INDEX waiters_pending_by_workflow ON waiters (workflow_id)
 ALTER TABLE relay_claims ADD COLUMN flushed INTEGER NOT NULL DEFAULT 0;
 `;
 
+// relay_claims.refusals: how many signals in a row Temporal refused the workflow for a reason of its own (an
+// outage is not counted); retry_at: not claimed before then (its backoff, then the slow lane's pace); refusal: the
+// last refusal's reason, for an operator. waiters_untold_by_age gains the workflow: the sweep's cursor walks the
+// untold outcomes oldest first, and from them their workflows.
+const V13_REFUSALS = (bigint: string) => `
+ALTER TABLE relay_claims ADD COLUMN refusals INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_claims ADD COLUMN retry_at ${bigint} NOT NULL DEFAULT 0;
+ALTER TABLE relay_claims ADD COLUMN refusal TEXT;
+DROP INDEX waiters_untold_by_age;
+CREATE INDEX waiters_untold_by_age ON waiters (untold_since, workflow_id) WHERE untold_since IS NOT NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -282,5 +294,11 @@ ${OTP_EVENT_INDEXES}`,
     name: 'whether a workflow still waits for any outcome, and its one early signal when it does not (outbox.ts)',
     sqlite: V12_PENDING,
     postgres: V12_PENDING,
+  },
+  {
+    version: 13,
+    name: "a workflow whose signals Temporal refuses waits out its own backoff; the sweep's cursor by age (outbox.ts)",
+    sqlite: V13_REFUSALS('INTEGER'),
+    postgres: V13_REFUSALS('BIGINT'),
   },
 ];

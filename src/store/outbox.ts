@@ -11,10 +11,11 @@
  * keeps the first final state it hears); never telling is not, so a row is marked told only after its signal
  * was accepted.
  */
-import type { Executor } from './driver.js';
+import type { Driver, Executor } from './driver.js';
 import {
   checkText,
   chunks,
+  compare,
   isPending,
   list,
   type MessageRow,
@@ -23,48 +24,97 @@ import {
   type StoreContext,
   uniqueBy,
 } from './sql.js';
-import { type Outbox, StoreInputError, type WaiterOutcomes } from './types.js';
+import {
+  type Outbox,
+  StoreInputError,
+  type Telling,
+  type UntoldPosition,
+  type UntoldWorkflow,
+  type WaiterOutcomes,
+} from './types.js';
 
 interface UntoldRow extends Pick<
   MessageRow,
   'provider_message_id' | 'final_status' | 'final_timestamp' | 'final_event_id' | 'final_source' | 'trace_parent'
 > {
+  workflow_id: string;
   untold_since: number;
 }
+
+/** Untold outcomes a sweep's page reads at most per workflow it may return: its work is bounded by its limit. */
+const ROWS_PER_WORKFLOW_READ = 10;
 
 export function sqlOutbox(context: Pick<StoreContext, 'driver'>): Outbox {
   return { ...untoldReads(context), ...claimsAndTelling(context) };
 }
 
-/** What is untold: per workflow (for a relay's sweep) and in all (for the backlog gauges). */
-function untoldReads({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox, 'untold' | 'backlog'> {
+/** What is untold: page by page, oldest first (a relay's sweep); in all (the backlog gauges); a workflow's refusal. */
+function untoldReads({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox, 'untold' | 'backlog' | 'refusal'> {
   return {
-    async untold(limit) {
+    async untold({ limit, after, now = Date.now() }) {
       checkCount('limit', limit);
-      const found = await driver.read((tx) =>
-        tx.all<{ workflow_id: string; untold: number | string; oldest: number | string }>(
-          `SELECT workflow_id, COUNT(*) AS untold, MIN(untold_since) AS oldest FROM waiters
-           WHERE untold_since IS NOT NULL GROUP BY workflow_id ORDER BY untold, oldest, workflow_id LIMIT ?`,
-          [limit],
-        ),
-      );
-      return found.map((r) => ({
-        workflowId: r.workflow_id,
-        untold: Number(r.untold),
-        oldestUntoldAt: Number(r.oldest),
-      }));
+      if (after) checkText('after.workflowId', after.workflowId, 1000);
+      const budget = limit * ROWS_PER_WORKFLOW_READ;
+      const { scanned, resting } = await driver.read(async (tx) => {
+        // One index range (waiters_untold_by_age) from the position: rows, not groups, so a page costs the same
+        // whatever the backlog.
+        const scanned = await tx.all<{ workflow_id: string; untold_since: number | string }>(
+          `SELECT workflow_id, untold_since FROM waiters
+           WHERE untold_since IS NOT NULL AND (untold_since > ? OR (untold_since = ? AND workflow_id > ?))
+           ORDER BY untold_since, workflow_id LIMIT ?`,
+          [after?.untoldSince ?? -1, after?.untoldSince ?? -1, after?.workflowId ?? '', budget],
+        );
+        const ids = [...new Set(scanned.map((r) => r.workflow_id))];
+        const resting = ids.length
+          ? await tx.all<{ workflow_id: string }>(
+              `SELECT workflow_id FROM relay_claims WHERE retry_at > ? AND workflow_id IN (${list(ids.length)})`,
+              [now, ...ids],
+            )
+          : [];
+        return { scanned, resting: new Set(resting.map((r) => r.workflow_id)) };
+      });
+      const workflows: UntoldWorkflow[] = [];
+      const seen = new Set<string>();
+      let next: UntoldPosition | null = null;
+      for (const row of scanned) {
+        if (!seen.has(row.workflow_id)) {
+          // A new workflow past the page's limit: the next page starts just before it.
+          if (seen.size === limit) return { workflows, next };
+          seen.add(row.workflow_id);
+          if (!resting.has(row.workflow_id))
+            workflows.push({ workflowId: row.workflow_id, oldestUntoldAt: Number(row.untold_since) });
+        }
+        next = { untoldSince: Number(row.untold_since), workflowId: row.workflow_id };
+      }
+      return { workflows, next: scanned.length === budget ? next : null };
     },
 
     async backlog() {
       const [row] = await driver.read((tx) =>
-        tx.all<{ untold: number | string; oldest: number | string | null }>(
-          'SELECT COUNT(*) AS untold, MIN(untold_since) AS oldest FROM waiters WHERE untold_since IS NOT NULL',
+        tx.all<{ untold: number | string; oldest: number | string | null; refused: number | string }>(
+          `SELECT COUNT(*) AS untold, MIN(untold_since) AS oldest,
+             (SELECT COUNT(*) FROM relay_claims c WHERE c.refusals > 0
+                AND EXISTS (SELECT 1 FROM waiters u WHERE u.workflow_id = c.workflow_id AND u.untold_since IS NOT NULL))
+               AS refused
+           FROM waiters WHERE untold_since IS NOT NULL`,
         ),
       );
       return {
         untold: Number(row?.untold ?? 0),
         oldestUntoldAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+        refusedWorkflows: Number(row?.refused ?? 0),
       };
+    },
+
+    async refusal(workflowId) {
+      checkText('workflowId', workflowId, 1000);
+      const [row] = await driver.read((tx) =>
+        tx.all<{ refusals: number | string; refusal: string | null; retry_at: number | string }>(
+          'SELECT refusals, refusal, retry_at FROM relay_claims WHERE workflow_id = ? AND refusals > 0',
+          [workflowId],
+        ),
+      );
+      return row ? { refusals: Number(row.refusals), reason: row.refusal, retryAt: Number(row.retry_at) } : null;
     },
   };
 }
@@ -79,84 +129,124 @@ function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox
       ids.forEach((id) => checkText('workflowId', id, 1000));
       if (ids.length === 0) return { outcomes: [], held: [] };
       return driver.transaction(async (tx) => {
-        const claimed: string[] = [];
+        const refusals = new Map<string, number>();
         for (const batch of chunks(ids)) {
-          // Free, and told long enough ago; or else, once, told early: it waits for nothing but what is untold.
-          const won = await tx.all<{ workflow_id: string }>(
+          // Free, not waiting out a refusal, and told long enough ago; or else, once, told early: it waits for
+          // nothing but what is untold.
+          const won = await tx.all<{ workflow_id: string; refusals: number | string }>(
             `INSERT INTO relay_claims (workflow_id, owner, lease_until, last_told_at) VALUES ${rows(batch.length, 4)}
              ON CONFLICT (workflow_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until,
                flushed = CASE WHEN relay_claims.last_told_at <= ? THEN relay_claims.flushed ELSE 1 END
-             WHERE relay_claims.lease_until < ? AND (relay_claims.last_told_at <= ? OR (relay_claims.flushed = 0
+             WHERE relay_claims.lease_until < ? AND relay_claims.retry_at <= ?
+               AND (relay_claims.last_told_at <= ? OR (relay_claims.flushed = 0
                AND NOT EXISTS (SELECT 1 FROM waiters p WHERE p.workflow_id = relay_claims.workflow_id AND ${isPending('p')})
                AND EXISTS (SELECT 1 FROM waiters u WHERE u.workflow_id = relay_claims.workflow_id
                  AND u.untold_since IS NOT NULL)))
-             RETURNING workflow_id`,
-            [...batch.flatMap((id) => [id, owner, now + leaseMs, 0]), now - minIntervalMs, now, now - minIntervalMs],
+             RETURNING workflow_id, refusals`,
+            [
+              ...batch.flatMap((id) => [id, owner, now + leaseMs, 0]),
+              now - minIntervalMs,
+              now,
+              now,
+              now - minIntervalMs,
+            ],
           );
-          claimed.push(...won.map((r) => r.workflow_id));
+          for (const r of won) refusals.set(r.workflow_id, Number(r.refusals));
         }
-        const outcomes: WaiterOutcomes[] = [];
-        const empty: string[] = [];
-        for (const workflowId of claimed.sort()) {
-          const found = await untoldOf(tx, workflowId, maxOutcomes);
-          if (found) outcomes.push(found);
-          else empty.push(workflowId);
-        }
-        await giveBack(tx, owner, empty);
-        const won = new Set(claimed);
-        return { outcomes, held: ids.filter((id) => !won.has(id)) };
+        const claimed = [...refusals.keys()].sort(compare);
+        const untold = await untoldOf(tx, claimed, maxOutcomes);
+        const outcomes = untold.map((w) => ({ ...w, refusals: refusals.get(w.workflowId)! }));
+        const found = new Set(outcomes.map((w) => w.workflowId));
+        await giveBack(
+          tx,
+          owner,
+          claimed.filter((id) => !found.has(id)),
+        );
+        return { outcomes, held: ids.filter((id) => !refusals.has(id)) };
       });
     },
 
-    async finish(owner, { told, ended, failed }, now = Date.now()) {
-      if (told.length + ended.length + failed.length === 0) return;
-      await driver.transaction(async (tx) => {
-        // `untold_since + 0`: keeps SQLite's planner off the untold index, which it would scan whole for every
-        // batch of ids (quadratic in a workflow's backlog), and on the primary key, one lookup per id.
-        for (const { workflowId, providerMessageIds } of told)
-          for (const batch of chunks([...providerMessageIds].sort()))
-            await tx.run(
-              `UPDATE waiters SET untold_since = NULL, told_at = ?
-               WHERE workflow_id = ? AND untold_since + 0 IS NOT NULL AND provider_message_id IN (${list(batch.length)})`,
-              [now, workflowId, ...batch],
-            );
-        for (const workflowId of ended)
-          await tx.run(
-            'UPDATE waiters SET released_at = ?, untold_since = NULL WHERE workflow_id = ? AND released_at IS NULL',
-            [now, workflowId],
-          );
-        for (const batch of chunks(told.map((t) => t.workflowId)))
-          await tx.run(
-            `UPDATE relay_claims SET lease_until = 0, last_told_at = ?
-             WHERE owner = ? AND workflow_id IN (${list(batch.length)})`,
-            [now, owner, ...batch],
-          );
-        await giveBack(tx, owner, [...ended, ...failed]);
-      });
-    },
+    finish: (owner, telling, now = Date.now()) => finish(driver, owner, telling, now),
 
     async forgetClaims(before) {
+      // A refused workflow's claim is kept while it has something to tell: it holds the refusals and the backoff.
       return driver.transaction((tx) =>
-        tx.run('DELETE FROM relay_claims WHERE lease_until < ? AND last_told_at < ?', [before, before]),
+        tx.run(
+          `DELETE FROM relay_claims WHERE lease_until < ? AND last_told_at < ? AND retry_at < ?
+             AND (refusals = 0 OR NOT EXISTS (SELECT 1 FROM waiters u
+               WHERE u.workflow_id = relay_claims.workflow_id AND u.untold_since IS NOT NULL))`,
+          [before, before, before],
+        ),
       );
     },
   };
 }
 
-/** The workflow's untold outcomes, oldest first, at most `limit`; undefined when there is none. */
-async function untoldOf(tx: Executor, workflowId: string, limit: number): Promise<WaiterOutcomes | undefined> {
-  const found = await tx.all<UntoldRow>(
-    `SELECT m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id, m.final_source, m.trace_parent,
-            w.untold_since
-     FROM waiters w JOIN messages m ON m.provider_message_id = w.provider_message_id
-     WHERE w.workflow_id = ? AND w.untold_since IS NOT NULL
-     ORDER BY w.untold_since, m.provider_message_id LIMIT ?`,
-    [workflowId, limit],
-  );
-  const outcomes = found.flatMap(outcomeOf);
-  if (outcomes.length === 0) return undefined;
-  const traceParents = [...new Set(found.flatMap((r) => (r.trace_parent ? [r.trace_parent] : [])))];
-  return { workflowId, outcomes, ...(traceParents.length ? { traceParents } : {}) };
+/** Marks what was told, releases ended workflows' waiters, counts refusals, and gives every claim back. */
+async function finish(
+  driver: Driver,
+  owner: string,
+  { told, ended, refused, failed }: Telling,
+  now: number,
+): Promise<void> {
+  if (told.length + ended.length + refused.length + failed.length === 0) return;
+  await driver.transaction(async (tx) => {
+    // `untold_since + 0`: keeps SQLite's planner off the untold index, which it would scan whole for every
+    // batch of ids (quadratic in a workflow's backlog), and on the primary key, one lookup per id.
+    for (const { workflowId, providerMessageIds } of told)
+      for (const batch of chunks([...providerMessageIds].sort()))
+        await tx.run(
+          `UPDATE waiters SET untold_since = NULL, told_at = ?
+           WHERE workflow_id = ? AND untold_since + 0 IS NOT NULL AND provider_message_id IN (${list(batch.length)})`,
+          [now, workflowId, ...batch],
+        );
+    for (const workflowId of ended)
+      await tx.run(
+        'UPDATE waiters SET released_at = ?, untold_since = NULL WHERE workflow_id = ? AND released_at IS NULL',
+        [now, workflowId],
+      );
+    for (const batch of chunks(told.map((t) => t.workflowId)))
+      await tx.run(
+        `UPDATE relay_claims SET lease_until = 0, last_told_at = ?, refusals = 0, retry_at = 0, refusal = NULL
+         WHERE owner = ? AND workflow_id IN (${list(batch.length)})`,
+        [now, owner, ...batch],
+      );
+    for (const { workflowId, retryAt, reason } of refused)
+      await tx.run(
+        `UPDATE relay_claims SET lease_until = 0, refusals = refusals + 1, retry_at = ?, refusal = ?
+         WHERE owner = ? AND workflow_id = ?`,
+        [retryAt, reason.slice(0, 1000), owner, workflowId],
+      );
+    await giveBack(tx, owner, [...ended, ...failed]);
+  });
+}
+
+/**
+ * The workflows' untold outcomes, oldest first, at most `limit` each, in one statement; those with none are
+ * left out.
+ */
+async function untoldOf(tx: Executor, workflowIds: readonly string[], limit: number): Promise<WaiterOutcomes[]> {
+  const byWorkflow = new Map<string, UntoldRow[]>();
+  for (const batch of chunks(workflowIds)) {
+    const found = await tx.all<UntoldRow>(
+      `SELECT workflow_id, provider_message_id, final_status, final_timestamp, final_event_id, final_source,
+              trace_parent, untold_since
+       FROM (SELECT w.workflow_id, m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id,
+                    m.final_source, m.trace_parent, w.untold_since,
+                    ROW_NUMBER() OVER (PARTITION BY w.workflow_id ORDER BY w.untold_since, m.provider_message_id) AS n
+             FROM waiters w JOIN messages m ON m.provider_message_id = w.provider_message_id
+             WHERE w.workflow_id IN (${list(batch.length)}) AND w.untold_since IS NOT NULL) numbered
+       WHERE n <= ? ORDER BY workflow_id, n`,
+      [...batch, limit],
+    );
+    for (const row of found) byWorkflow.set(row.workflow_id, [...(byWorkflow.get(row.workflow_id) ?? []), row]);
+  }
+  return [...byWorkflow].flatMap(([workflowId, found]) => {
+    const outcomes = found.flatMap(outcomeOf);
+    if (outcomes.length === 0) return [];
+    const traceParents = [...new Set(found.flatMap((r) => (r.trace_parent ? [r.trace_parent] : [])))];
+    return [{ workflowId, outcomes, ...(traceParents.length ? { traceParents } : {}) }];
+  });
 }
 
 /** Lets the claims go without changing when their workflows were last told. */

@@ -17,7 +17,7 @@ import {
   type StoreContext,
   storedFinalOf,
 } from './sql.js';
-import { type MessageStore, type ReportRow, StoreInputError } from './types.js';
+import { type MessageStore, type ReportRow, StoreInputError, type Waiter } from './types.js';
 
 /** The context a rejected event is sealed under (it binds no row: the event may name any message). */
 export const REJECTED_CONTEXT = 'rejected-event';
@@ -89,8 +89,11 @@ function messageLookups({ driver, personal }: StoreContext): Pick<MessageStore, 
         async (tx) =>
           [
             (await tx.all<MessageRow>('SELECT * FROM messages WHERE provider_message_id = ?', [providerMessageId]))[0],
-            await tx.all<{ workflow_id: string; registered_at: number; released_at: number | null }>(
-              'SELECT workflow_id, registered_at, released_at FROM waiters WHERE provider_message_id = ? ORDER BY workflow_id',
+            await tx.all<WaiterRow>(
+              `SELECT w.workflow_id, w.registered_at, w.released_at, w.untold_since, w.told_at,
+                      c.refusals, c.refusal, c.retry_at
+               FROM waiters w LEFT JOIN relay_claims c ON c.workflow_id = w.workflow_id AND c.refusals > 0
+               WHERE w.provider_message_id = ? ORDER BY w.workflow_id`,
               [providerMessageId],
             ),
           ] as const,
@@ -105,11 +108,7 @@ function messageLookups({ driver, personal }: StoreContext): Pick<MessageStore, 
         campaignKey: row.campaign_key,
         firstSeenAt: Number(row.first_seen_at),
         lastSeenAt: Number(row.last_seen_at),
-        waiters: waiters.map((w) => ({
-          workflowId: w.workflow_id,
-          registeredAt: Number(w.registered_at),
-          releasedAt: w.released_at === null ? null : Number(w.released_at),
-        })),
+        waiters: waiters.map(waiterOf),
       };
     },
 
@@ -178,5 +177,32 @@ function reportRow(personal: PersonalData, r: MessageRow): ReportRow {
     final: r.final_status !== null,
     timestamp: r.final_status !== null ? r.final_timestamp : r.last_status_timestamp,
     source: r.final_status !== null ? sourceOf(r.final_source) : null,
+  };
+}
+
+interface WaiterRow {
+  workflow_id: string;
+  registered_at: number | string;
+  released_at: number | string | null;
+  untold_since: number | string | null;
+  told_at: number | string | null;
+  refusals: number | string | null;
+  refusal: string | null;
+  retry_at: number | string | null;
+}
+
+function waiterOf(w: WaiterRow): Waiter {
+  const time = (value: number | string | null) => (value === null ? null : Number(value));
+  const untoldSince = time(w.untold_since);
+  return {
+    workflowId: w.workflow_id,
+    registeredAt: Number(w.registered_at),
+    releasedAt: time(w.released_at),
+    untoldSince,
+    toldAt: time(w.told_at),
+    // Only while its outcome waits: a refusal of the workflow's signals is why.
+    ...(untoldSince !== null && w.refusals !== null
+      ? { refused: { refusals: Number(w.refusals), reason: w.refusal, retryAt: Number(w.retry_at) } }
+      : {}),
   };
 }

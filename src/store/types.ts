@@ -88,6 +88,12 @@ export interface Waiter {
   /** Milliseconds since the epoch. */
   registeredAt: number;
   releasedAt: number | null;
+  /** Since when its final outcome waits to be told to the workflow (the outbox); null when nothing waits. */
+  untoldSince: number | null;
+  /** When the workflow was told the outcome; null until then. */
+  toldAt: number | null;
+  /** While the outcome waits because Temporal refused the workflow's signals: how often, why, the next try. */
+  refused?: WorkflowRefusal;
 }
 
 /** Everything held about one message. Times without a suffix are the provider's; `*At` numbers are ours (ms). */
@@ -331,11 +337,32 @@ export interface OtpEventStore {
 
 // The outbox (outbox.ts): outcomes recorded and not yet told, and the relays' claims on telling them.
 
-/** A workflow with outcomes still to tell: how many, and since when the oldest waits (ms since the epoch). */
+/** A workflow with outcomes still to tell, and since when its oldest waits (ms since the epoch). */
 export interface UntoldWorkflow {
   workflowId: string;
-  untold: number;
   oldestUntoldAt: number;
+}
+
+/** Where a sweep stopped in the untold outcomes, oldest first: the next page starts after it. */
+export interface UntoldPosition {
+  untoldSince: number;
+  workflowId: string;
+}
+
+export interface UntoldQuery {
+  /** Workflows at most. */
+  limit: number;
+  /** Continue after this position (the previous page's `next`); from the oldest when omitted. */
+  after?: UntoldPosition;
+  /** Workflows waiting out a refusal's backoff until after this time are left out (default: now). */
+  now?: number;
+}
+
+export interface UntoldPage {
+  /** In the order of their oldest untold outcome after the position. */
+  workflows: UntoldWorkflow[];
+  /** Where the next page starts; null when this one reached the newest untold outcome. */
+  next: UntoldPosition | null;
 }
 
 export interface ClaimOptions {
@@ -350,11 +377,23 @@ export interface ClaimOptions {
   now?: number;
 }
 
+/** A claimed workflow's untold outcomes, and how many of its signals in a row Temporal refused before. */
+export interface ClaimedOutcomes extends WaiterOutcomes {
+  refusals: number;
+}
+
 export interface Claimed {
   /** The workflows claimed, each with its untold outcomes (oldest first). */
-  outcomes: WaiterOutcomes[];
-  /** Asked for, but leased by another relay or told too recently: try again later. */
+  outcomes: ClaimedOutcomes[];
+  /** Asked for, but leased by another relay, told too recently or waiting out a refusal: try again later. */
   held: string[];
+}
+
+/** A workflow whose signal Temporal refused: not claimed again before `retryAt`. */
+export interface Refusal {
+  workflowId: string;
+  retryAt: number;
+  reason: string;
 }
 
 /** What became of the claimed workflows. Each claim is given back. */
@@ -363,7 +402,9 @@ export interface Telling {
   told: ReadonlyArray<{ workflowId: string; providerMessageIds: readonly string[] }>;
   /** The workflow has ended: nobody is left to tell, so its waiters are released. */
   ended: readonly string[];
-  /** Not told (Temporal unreachable): the outcomes stay untold. */
+  /** Temporal refused the signal for a reason of the workflow's own: counted, and retried after its backoff. */
+  refused: readonly Refusal[];
+  /** Not told while Temporal was unreachable: the outcomes stay untold, nothing is counted against the workflow. */
   failed: readonly string[];
 }
 
@@ -372,19 +413,34 @@ export interface OutboxBacklog {
   untold: number;
   /** When the oldest of them was recorded (ms since the epoch); null when there is none. */
   oldestUntoldAt: number | null;
+  /** Workflows with untold outcomes whose last signal Temporal refused. */
+  refusedWorkflows: number;
+}
+
+/** Why a workflow has not been told its outcome: Temporal refused its last signals. */
+export interface WorkflowRefusal {
+  refusals: number;
+  reason: string | null;
+  retryAt: number;
 }
 
 export interface Outbox {
-  /** Workflows with untold outcomes, those with the fewest first (a single send before a campaign's backlog). */
-  untold(limit: number): Promise<UntoldWorkflow[]>;
+  /**
+   * Workflows with untold outcomes, oldest untold outcome first, a page at a time from a position (a sweep's
+   * cursor: bounded work per call, however large the backlog); those waiting out a refusal are left out.
+   */
+  untold(query: UntoldQuery): Promise<UntoldPage>;
   /**
    * Claims those of `workflowIds` that are free and due, and reads their untold outcomes; one with none is let
-   * go. Due: told at least `minIntervalMs` ago, or (once per claim) waiting for nothing but untold outcomes.
+   * go. Due: told at least `minIntervalMs` ago, or (once per claim) waiting for nothing but untold outcomes; and
+   * not waiting out a refusal.
    */
   claim(workflowIds: readonly string[], options: ClaimOptions): Promise<Claimed>;
-  /** Marks what was told, releases ended workflows' waiters, and gives every claim back. */
+  /** Marks what was told, releases ended workflows' waiters, counts refusals, and gives every claim back. */
   finish(owner: string, telling: Telling, now?: number): Promise<void>;
   backlog(): Promise<OutboxBacklog>;
+  /** The workflow's refused signals, when its last one was refused; null otherwise. */
+  refusal(workflowId: string): Promise<WorkflowRefusal | null>;
   /** Forgets claims that hold nothing any more (lease over, last told before `before`); returns how many. */
   forgetClaims(before: number): Promise<number>;
 }

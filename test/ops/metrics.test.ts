@@ -66,6 +66,7 @@ describe('ingress metrics', () => {
       intervalMs: 50,
     });
     expect(sample(await scrape(), 'msgflow_relay_oldest_untold_seconds')).toBe(0);
+    expect(sample(await scrape(), 'msgflow_relay_refused_workflows')).toBe(0);
   });
 
   it('counts deliveries refused by signature, by reason', async () => {

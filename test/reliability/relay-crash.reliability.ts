@@ -82,6 +82,35 @@ describe('the relay across ingress crashes', () => {
     return results.filter((r) => r.status !== 'delivered' || r.source !== 'webhook').length;
   }
 
+  it(
+    'starts an ingress while Temporal does not answer: it listens, is ready, answers, and tells once Temporal answers',
+    { timeout: 600_000 },
+    async () => {
+      const { ids, started } = await waiters(MESSAGES);
+      proxy.hold();
+      let answered: number[];
+      try {
+        const frozen = await ingress({ TEMPORAL_ADDRESS: proxy.address });
+        answered = await deliver(frozen.url, ids);
+        expect(answered.filter((s) => s !== 200)).toEqual([]);
+        expect((await stack.store.outbox.backlog()).untold).toBe(MESSAGES);
+      } finally {
+        proxy.release();
+      }
+      const lost = await settled(started);
+      await waitFor(async () => (await stack.store.outbox.backlog()).untold === 0, 'an empty backlog', {
+        timeoutMs: 30_000,
+      });
+      for (const p of processes.splice(1)) await p.kill();
+      printSummary('ingress started while Temporal did not answer', {
+        messages: MESSAGES,
+        answered200: MESSAGES,
+        lost,
+      });
+      expect(lost).toBe(0);
+    },
+  );
+
   it('tells every outcome an ingress answered and then died before telling', { timeout: 600_000 }, async () => {
     const first = await ingress({ TEMPORAL_ADDRESS: proxy.address });
     const { ids, started } = await waiters(MESSAGES);

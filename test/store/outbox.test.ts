@@ -2,8 +2,8 @@
  * The outbox on SQLite and a real PostgreSQL server: which outcomes are untold, per-row told-marks, the
  * relays' claims (one at a time, the rate rule, a crashed relay's lease running out) and ended workflows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClaimOptions, MessageStore } from '../../src/store/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ClaimOptions, MessageStore, UntoldQuery } from '../../src/store/index.js';
 import { type DialectHarness, DIALECTS, harness } from './dialects.js';
 
 const delivered = (id: string) => ({ providerMessageId: id, status: 'delivered', timestamp: '2026-01-01T00:00:00Z' });
@@ -15,6 +15,9 @@ const claimBy = (owner: string, now: number, extra: Partial<ClaimOptions> = {}):
   now,
   ...extra,
 });
+const nothing = { told: [], ended: [], refused: [], failed: [] };
+const untoldIds = async (store: MessageStore, query: Partial<UntoldQuery> = {}) =>
+  (await store.outbox.untold({ limit: 10, ...query })).workflows.map((w) => w.workflowId);
 const idsOf = (claimed: Awaited<ReturnType<MessageStore['outbox']['claim']>>) =>
   claimed.outcomes.map((w) => [w.workflowId, w.outcomes.map((o) => o.providerMessageId)]);
 
@@ -29,7 +32,7 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
 
   /** relay-1 told wf-a these outcomes (at `now`). */
   const toldWfA = (providerMessageIds: string[], now?: number) =>
-    store.outbox.finish('relay-1', { told: [{ workflowId: 'wf-a', providerMessageIds }], ended: [], failed: [] }, now);
+    store.outbox.finish('relay-1', { ...nothing, told: [{ workflowId: 'wf-a', providerMessageIds }] }, now);
 
   async function fresh(): Promise<MessageStore> {
     store = await h.open(await h.freshLocation());
@@ -40,16 +43,12 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await fresh();
     await store.register('wf-a', [{ providerMessageId: 'm1' }, { providerMessageId: 'm2' }]);
     await store.register('wf-b', [{ providerMessageId: 'm3' }]);
-    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null });
+    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null, refusedWorkflows: 0 });
     await store.recordEvents([delivered('m1'), delivered('m2'), delivered('m3')]);
     const backlog = await store.outbox.backlog();
     expect(backlog.untold).toBe(3);
     expect(backlog.oldestUntoldAt).toBeGreaterThan(Date.now() - 60_000);
-    // The quiet workflow first.
-    expect((await store.outbox.untold(10)).map((w) => [w.workflowId, w.untold])).toEqual([
-      ['wf-b', 1],
-      ['wf-a', 2],
-    ]);
+    expect(await untoldIds(store)).toEqual(['wf-a', 'wf-b']);
 
     const now = Date.now();
     const claimed = await store.outbox.claim(['wf-a', 'wf-b'], claimBy('relay-1', now));
@@ -61,13 +60,10 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     // Only m1 was told (its signal was accepted); m2 stays untold: marks are per row.
     await store.outbox.finish(
       'relay-1',
-      { told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], ended: [], failed: ['wf-b'] },
+      { ...nothing, told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }], failed: ['wf-b'] },
       now,
     );
-    expect((await store.outbox.untold(10)).map((w) => [w.workflowId, w.untold])).toEqual([
-      ['wf-a', 1],
-      ['wf-b', 1],
-    ]);
+    expect(await untoldIds(store)).toEqual(['wf-a', 'wf-b']);
     // A redelivery of a told outcome does not make it untold again.
     await store.recordEvents([delivered('m1')]);
     expect((await store.outbox.backlog()).untold).toBe(2);
@@ -177,13 +173,112 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await store.register('wf-d', [{ providerMessageId: 'm4' }]);
     await store.recordEvents([delivered('m3'), delivered('m4')]);
     await store.release('wf-c');
-    expect((await store.outbox.untold(10)).map((w) => w.workflowId)).toEqual(['wf-d']);
+    expect(await untoldIds(store)).toEqual(['wf-d']);
     const now = Date.now();
     await store.outbox.claim(['wf-d'], claimBy('relay-1', now));
-    await store.outbox.finish('relay-1', { told: [], ended: ['wf-d'], failed: [] }, now);
-    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null });
+    await store.outbox.finish('relay-1', { ...nothing, ended: ['wf-d'] }, now);
+    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null, refusedWorkflows: 0 });
     expect((await store.message('m4'))?.waiters[0]?.releasedAt).not.toBeNull();
     // Claims that hold nothing any more are forgotten.
     expect(await store.outbox.forgetClaims(now + 1)).toBe(1);
+  });
+
+  describe('on a clock the test sets', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    /** Records each outcome a millisecond after the one before. */
+    const recordInTurn = async (ids: string[]) => {
+      for (const id of ids) {
+        vi.setSystemTime(Date.now() + 1);
+        await store.recordEvents([delivered(id)]);
+      }
+    };
+
+    it('pages through the untold outcomes oldest first with a cursor, each workflow once per page', async () => {
+      await fresh();
+      const workflows = ['wf-1', 'wf-2', 'wf-3', 'wf-4', 'wf-5'];
+      for (const w of workflows)
+        await store.register(w, [{ providerMessageId: `${w}-a` }, { providerMessageId: `${w}-b` }]);
+      // Recorded wf-5 … wf-1, then each one's second outcome: the age order is the record order, not the ids'.
+      const reversed = [...workflows].reverse();
+      await recordInTurn([...reversed.map((w) => `${w}-a`), ...reversed.map((w) => `${w}-b`)]);
+      const first = await store.outbox.untold({ limit: 2 });
+      expect(first.workflows.map((w) => w.workflowId)).toEqual(['wf-5', 'wf-4']);
+      const second = await store.outbox.untold({ limit: 2, after: first.next! });
+      expect(second.workflows.map((w) => w.workflowId)).toEqual(['wf-3', 'wf-2']);
+      const third = await store.outbox.untold({ limit: 2, after: second.next! });
+      // wf-1, then the second outcomes, wf-5's first: a workflow comes again once the cursor reaches them.
+      expect(third.workflows.map((w) => w.workflowId)).toEqual(['wf-1', 'wf-5']);
+      let page = third;
+      const rest: string[] = [];
+      while (page.next) {
+        page = await store.outbox.untold({ limit: 2, after: page.next });
+        rest.push(...page.workflows.map((w) => w.workflowId));
+      }
+      expect(rest).toEqual(['wf-4', 'wf-3', 'wf-2', 'wf-1']);
+    });
+
+    it('reads a bounded number of rows per page, however many one workflow has untold', async () => {
+      await fresh();
+      await store.register(
+        'campaign',
+        Array.from({ length: 50 }, (_, i) => ({ providerMessageId: `c${i}` })),
+      );
+      await store.register('sms', [{ providerMessageId: 's0' }]);
+      await recordInTurn([...Array.from({ length: 50 }, (_, i) => `c${i}`), 's0']);
+      // Ten rows per workflow asked for: the campaign's 50 outcomes fill five pages before the send behind them.
+      const pages: string[][] = [];
+      let page = await store.outbox.untold({ limit: 1 });
+      pages.push(page.workflows.map((w) => w.workflowId));
+      while (page.next) {
+        page = await store.outbox.untold({ limit: 1, after: page.next });
+        pages.push(page.workflows.map((w) => w.workflowId));
+      }
+      expect(pages).toEqual([...Array.from({ length: 5 }, () => ['campaign']), ['sms']]);
+    });
+  });
+
+  it('a refused workflow waits out its backoff: not swept, not claimed, counted, and told again after', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'm1' }]);
+    await store.register('wf-b', [{ providerMessageId: 'm2' }]);
+    await store.recordEvents([delivered('m1'), delivered('m2')]);
+    const now = Date.now();
+    const claimed = await store.outbox.claim(['wf-a', 'wf-b'], claimBy('relay-1', now));
+    expect(claimed.outcomes.map((w) => [w.workflowId, w.refusals])).toEqual([
+      ['wf-a', 0],
+      ['wf-b', 0],
+    ]);
+    await store.outbox.finish(
+      'relay-1',
+      { ...nothing, refused: [{ workflowId: 'wf-a', retryAt: now + 60_000, reason: 'too big' }], failed: ['wf-b'] },
+      now,
+    );
+    expect(await store.outbox.refusal('wf-a')).toEqual({ refusals: 1, reason: 'too big', retryAt: now + 60_000 });
+    // The message says why its outcome waits.
+    expect((await store.message('m1'))?.waiters[0]).toMatchObject({
+      untoldSince: expect.any(Number),
+      toldAt: null,
+      refused: { refusals: 1, reason: 'too big' },
+    });
+    expect((await store.message('m2'))?.waiters[0]).not.toHaveProperty('refused');
+    // An outage's failure is not the workflow's: nothing counted.
+    expect(await store.outbox.refusal('wf-b')).toBeNull();
+    expect((await store.outbox.backlog()).refusedWorkflows).toBe(1);
+    expect(await untoldIds(store, { now: now + 1000 })).toEqual(['wf-b']);
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 59_999))).toEqual({
+      outcomes: [],
+      held: ['wf-a'],
+    });
+    expect(await store.outbox.forgetClaims(now + 120_000)).toBe(1); // wf-b's; wf-a's keeps its refusals
+    const again = await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 60_000));
+    expect(again.outcomes.map((w) => [w.workflowId, w.refusals])).toEqual([['wf-a', 1]]);
+    await store.outbox.finish('relay-2', { ...nothing, told: [{ workflowId: 'wf-a', providerMessageIds: ['m1'] }] });
+    expect(await store.outbox.refusal('wf-a')).toBeNull();
+    expect((await store.outbox.backlog()).refusedWorkflows).toBe(0);
   });
 });

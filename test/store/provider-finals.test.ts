@@ -44,8 +44,8 @@ describe.each(DIALECTS)('final states from the provider on %s', (dialect) => {
       eventId: null,
       source: 'provider',
     });
-    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null });
-    expect(await store.outbox.untold(10)).toEqual([]);
+    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null, refusedWorkflows: 0 });
+    expect((await store.outbox.untold({ limit: 10 })).workflows).toEqual([]);
     expect((await store.outbox.claim(['wf-a'], claimBy('relay-1'))).outcomes).toEqual([]);
     // Reports, the outcome feed and the message lookup see it, with its source.
     const report = await store.report({ campaignKey: 'c1', limit: 10 });
@@ -68,7 +68,7 @@ describe.each(DIALECTS)('final states from the provider on %s', (dialect) => {
     // A webhook's final state after it changes nothing and is not told to the workflow that has its answer.
     await store.recordEvents([{ ...event('m1', 'delivered', LATER), eventId: 'evt-1' }]);
     expect((await store.message('m1'))?.final).toMatchObject({ status: 'undelivered', source: 'provider' });
-    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null });
+    expect(await store.outbox.backlog()).toEqual({ untold: 0, oldestUntoldAt: null, refusedWorkflows: 0 });
   });
 
   it('the first final state stands: a webhook recorded first is kept, returned, and told to the asker', async () => {
@@ -109,12 +109,13 @@ describe.each(DIALECTS)('final states from the provider on %s', (dialect) => {
     await store.register('wf-a', [{ providerMessageId: 'm1' }]);
     await store.register('wf-b', [{ providerMessageId: 'm1' }]);
     await store.recordProviderFinal({ providerMessageId: 'm1', status: 'failed', timestamp: WHEN, workflowId: 'wf-a' });
-    expect((await store.outbox.untold(10)).map((w) => w.workflowId)).toEqual(['wf-b']);
+    expect((await store.outbox.untold({ limit: 10 })).workflows.map((w) => w.workflowId)).toEqual(['wf-b']);
     const claimed = await store.outbox.claim(['wf-a', 'wf-b'], claimBy('relay-1'));
     expect(claimed.outcomes).toEqual([
       {
         workflowId: 'wf-b',
         outcomes: [{ providerMessageId: 'm1', status: 'failed', timestamp: WHEN, eventId: null, source: 'provider' }],
+        refusals: 0,
       },
     ]);
   });

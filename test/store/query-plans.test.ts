@@ -67,6 +67,7 @@ describe('query plans of statements over lists of message ids (SQLite)', () => {
       await store.outbox.finish('relay', {
         told: [{ workflowId: 'wf', providerMessageIds: told }],
         ended: [],
+        refused: [],
         failed: [],
       });
       await store.release('wf', ['m19']);

@@ -7,11 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, ServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageOutcome } from '../../src/definitions/message-outcomes.js';
 import { type Relay, type RelayOptions, startRelay } from '../../src/ingress/relay.js';
+import { silentLogger } from '../../src/log.js';
 import { type MessageStore, openMessageStore } from '../../src/store/index.js';
+import proto from '@temporalio/proto';
 
 interface Signal {
   workflowId: string;
@@ -23,9 +25,18 @@ interface Signal {
 
 type Answer = (workflowId: string) => Promise<void>;
 
+/** Whether Temporal's server answers a probe (getSystemInfo). */
+const server = { answers: true };
+
 function fakeClient(signals: Signal[], answer: { current: Answer }): Client {
   const client = {
     withDeadline: <R>(_deadline: number, fn: () => Promise<R>) => fn(),
+    workflowService: {
+      async getSystemInfo() {
+        if (!server.answers) throw grpcError(14, 'UNAVAILABLE: connection refused');
+        return {};
+      },
+    },
     workflow: {
       getHandle: (workflowId: string) => ({
         async signal(_definition: unknown, outcomes: MessageOutcome[]) {
@@ -41,6 +52,32 @@ function fakeClient(signals: Signal[], answer: { current: Answer }): Client {
     },
   };
   return client as unknown as Client;
+}
+
+const { google, temporal } = proto;
+
+/** RESOURCE_EXHAUSTED with its cause in the status details, as the server sends it for a busy workflow. */
+function busyWorkflowError(): Error {
+  const failure = temporal.api.errordetails.v1.ResourceExhaustedFailure.encode({
+    cause: temporal.api.enums.v1.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW,
+  }).finish();
+  const status = google.rpc.Status.encode({
+    code: 8,
+    message: 'Workflow is busy.',
+    details: [
+      { type_url: 'type.googleapis.com/temporal.api.errordetails.v1.ResourceExhaustedFailure', value: failure },
+    ],
+  }).finish();
+  const cause = Object.assign(new Error('8 RESOURCE_EXHAUSTED: Workflow is busy.'), {
+    code: 8,
+    metadata: { get: (key: string) => (key === 'grpc-status-details-bin' ? [Buffer.from(status)] : []) },
+  });
+  return new ServiceError('Failed to signal', { cause });
+}
+
+/** An error as the Temporal client throws it: a ServiceError whose cause carries the gRPC status code. */
+function grpcError(code: number, details: string): Error {
+  return new ServiceError(`${code} ${details}`, { cause: Object.assign(new Error(`${code} ${details}`), { code }) });
 }
 
 const delivered = (id: string) => ({ providerMessageId: id, status: 'delivered', timestamp: '2026-01-01T00:00:00Z' });
@@ -76,6 +113,7 @@ describe('relay', () => {
     store = await openMessageStore({ file: join(folder, 'store.db') });
     signals = [];
     answer.current = async () => {};
+    server.answers = true;
   });
   afterEach(async () => {
     answer.current = async () => {};
@@ -203,7 +241,7 @@ describe('relay', () => {
     expect(signals.flatMap((s) => s.ids).sort()).toEqual(longIds.sort());
   });
 
-  it('tells a quiet workflow ahead of a backlog', async () => {
+  it('tells a quiet workflow it is woken for ahead of the backlog it swept', async () => {
     for (let w = 0; w < 30; w++)
       await store.register(
         `campaign-${w}`,
@@ -211,11 +249,25 @@ describe('relay', () => {
       );
     await store.register('otp', [{ providerMessageId: 'o0' }]);
     for (let w = 0; w < 30; w++) await store.recordEvents(ids(`c${w}-`, 20).map(delivered));
-    await store.recordEvents([delivered('o0')]);
     // One workflow per round and one round at a time: the order is the relay's choice.
-    relay({ workflowsPerRound: 1, rounds: 1 });
+    const r = relay({ workflowsPerRound: 1, rounds: 1 });
+    await until(() => signals.length > 0);
+    await receive(r, ['o0']);
     await until(() => signals.length === 31);
-    expect(signals[0]!.workflowId).toBe('otp');
+    // At most the round on its way when it was woken goes before it.
+    expect(signals.findIndex((s) => s.workflowId === 'otp')).toBeLessThanOrEqual(2);
+  });
+
+  it('tells a backlog it swept oldest first', async () => {
+    const workflows = ids('sms-', 12).reverse();
+    for (const w of workflows) {
+      await store.register(w, [{ providerMessageId: `${w}m` }]);
+      await store.recordEvents([delivered(`${w}m`)]);
+      await sleep(2); // each recorded at a time of its own
+    }
+    relay({ workflowsPerRound: 1, rounds: 1 });
+    await until(() => signals.length === workflows.length);
+    expect(signals.map((s) => s.workflowId)).toEqual(workflows);
   });
 
   it('tells a quiet workflow woken during a catch-up at once, in a round of its own', async () => {
@@ -239,9 +291,10 @@ describe('relay', () => {
   it('marks nothing told while Temporal is down, backs off, and tells everything once it is back', async () => {
     await store.register('sms', [{ providerMessageId: 's0' }]);
     let attempts = 0;
+    server.answers = false;
     answer.current = async () => {
       attempts++;
-      throw new Error('14 UNAVAILABLE: connection refused');
+      throw grpcError(14, 'UNAVAILABLE: connection refused');
     };
     const r = relay({ maxBackoffMs: 200 });
     await receive(r, ['s0']);
@@ -250,9 +303,29 @@ describe('relay', () => {
     // Backing off: a handful of attempts in 600 ms, not one per sweep or wake.
     expect(attempts).toBeGreaterThan(0);
     expect(attempts).toBeLessThan(8);
+    // An outage is nobody's refusal.
+    expect(await store.outbox.refusal('sms')).toBeNull();
+    server.answers = true;
     answer.current = async () => {};
     await until(async () => (await store.outbox.backlog()).untold === 0);
     expect(signals.map((s) => s.workflowId)).toEqual(['sms']);
+  });
+
+  it('holds a bounded number of workflows in memory whatever the backlog, and tells them all once Temporal is back', async () => {
+    const workflows = ids('sms-', 300);
+    for (const w of workflows) await store.register(w, [{ providerMessageId: `${w}m` }]);
+    server.answers = false;
+    answer.current = async () => {
+      throw grpcError(14, 'UNAVAILABLE: connection refused');
+    };
+    const r = relay({ maxDue: 40, maxBackoffMs: 100, workflowsPerRound: 10, rounds: 2 });
+    for (const w of workflows) await receive(r, [`${w}m`]);
+    await sleep(300);
+    expect(r.size()).toBeLessThanOrEqual(40);
+    server.answers = true;
+    answer.current = async () => {};
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(signals.map((s) => s.workflowId).sort()).toEqual([...workflows].sort());
   });
 
   it('releases the waiters of a workflow that has ended', async () => {
@@ -308,5 +381,114 @@ describe('relay', () => {
       await Promise.all(relays.splice(0).map((r) => r.close()));
       await other.close();
     }
+  });
+
+  describe('a workflow whose signals Temporal refuses, on a fake clock', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    /** Moves the clock on `ms`, 10 ms at a time. */
+    const advance = async (ms: number) => {
+      for (let t = 0; t < ms; t += 10) await vi.advanceTimersByTimeAsync(10);
+    };
+    const refusedAttempts: number[] = [];
+    /** `bad`'s signals are refused as Temporal refuses a payload it will not take; every other is accepted. */
+    const refuseBad = (code = 3) => {
+      refusedAttempts.length = 0;
+      answer.current = async (workflowId) => {
+        if (workflowId !== 'bad') return;
+        refusedAttempts.push(Date.now());
+        throw grpcError(code, 'INVALID_ARGUMENT: refused');
+      };
+    };
+
+    it('waits alone: quiet workflows woken meanwhile are told at once', async () => {
+      refuseBad();
+      await store.register('bad', [{ providerMessageId: 'b0' }]);
+      const quiet = ids('sms-', 10);
+      for (const w of quiet) await store.register(w, [{ providerMessageId: `${w}m` }]);
+      const r = relay({ sweepMs: 60_000 });
+      await receive(r, ['b0']);
+      await advance(20);
+      expect(refusedAttempts).toHaveLength(1);
+      for (const w of quiet) {
+        await receive(r, [`${w}m`]);
+        await advance(20);
+        // Told within the same 20 ms of the clock: no pause for all because one workflow was refused.
+        expect(signals.map((s) => s.workflowId)).toContain(w);
+      }
+      expect((await store.outbox.backlog()).untold).toBe(1);
+    });
+
+    it('is retried on a growing backoff, then once every slowLaneMs, never dropped, and said once', async () => {
+      refuseBad();
+      const warnings: Array<{ message: string; fields: unknown }> = [];
+      const logger = {
+        ...silentLogger,
+        warn: (message: string, fields?: unknown) => warnings.push({ message, fields }),
+      };
+      await store.register('bad', [{ providerMessageId: 'b0' }]);
+      const r = relay({ sweepMs: 1000, slowLaneMs: 60_000, logger });
+      await receive(r, ['b0']);
+      await advance(5 * 60_000);
+      // 250, 500, 1000 and 2000 ms apart, then a minute: five tries in the first few seconds, one a minute after.
+      const gaps = refusedAttempts.slice(1).map((at, i) => at - refusedAttempts[i]!);
+      expect(gaps.slice(0, 4).map((g) => Math.round(g / 250) * 250)).toEqual([250, 500, 1000, 2000]);
+      expect(gaps.slice(4).every((g) => g >= 60_000 && g < 62_000)).toBe(true);
+      expect(refusedAttempts.length).toBeGreaterThanOrEqual(8);
+      expect(await store.outbox.refusal('bad')).toMatchObject({ refusals: refusedAttempts.length });
+      expect((await store.outbox.backlog()).refusedWorkflows).toBe(1);
+      expect(warnings.filter((w) => JSON.stringify(w.fields).includes('"bad"'))).toHaveLength(1);
+      // Accepted again: told, and no longer counted as refused.
+      answer.current = async () => {};
+      await advance(61_000);
+      expect(signals.map((s) => s.workflowId)).toEqual(['bad']);
+      expect(await store.outbox.refusal('bad')).toBeNull();
+    });
+
+    it("a busy workflow's refusal (RESOURCE_EXHAUSTED, busy workflow) is its own; no answer in time with the server up too", async () => {
+      const failures: Record<string, Error> = {
+        busy: busyWorkflowError(),
+        slow: grpcError(4, 'DEADLINE_EXCEEDED: deadline exceeded'),
+      };
+      for (const w of Object.keys(failures)) await store.register(w, [{ providerMessageId: `${w}m` }]);
+      await store.register('quiet', [{ providerMessageId: 'q0' }]);
+      answer.current = async (workflowId) => {
+        if (failures[workflowId]) throw failures[workflowId];
+      };
+      const r = relay({ sweepMs: 60_000 });
+      await receive(r, ['busym', 'slowm']);
+      await advance(20);
+      await receive(r, ['q0']);
+      await advance(20);
+      expect(signals.map((s) => s.workflowId)).toEqual(['quiet']);
+      expect(await store.outbox.refusal('busy')).toMatchObject({ refusals: 1 });
+      expect(await store.outbox.refusal('slow')).toMatchObject({ refusals: 1 });
+    });
+
+    it('an overloaded Temporal (RESOURCE_EXHAUSTED for any other cause) pauses everything, counted against nobody', async () => {
+      await store.register('first', [{ providerMessageId: 'f0' }]);
+      await store.register('quiet', [{ providerMessageId: 'q0' }]);
+      answer.current = async () => {
+        throw grpcError(8, 'RESOURCE_EXHAUSTED: namespace rate limit exceeded');
+      };
+      const r = relay({ sweepMs: 60_000 });
+      await receive(r, ['f0']);
+      await advance(20);
+      let attempts = 0;
+      answer.current = async () => {
+        attempts++;
+      };
+      await receive(r, ['q0']);
+      await advance(100);
+      // Paused (the first backoff is 250 ms): the quiet workflow waits with everything else.
+      expect(attempts).toBe(0);
+      await advance(500);
+      expect(signals.map((s) => s.workflowId).sort()).toEqual(['first', 'quiet']);
+      expect(await store.outbox.refusal('first')).toBeNull();
+    });
   });
 });
