@@ -82,6 +82,8 @@ export {
 export {
   connectClient,
   connectionSettings,
+  ensureReachable,
+  lazyClient,
   DEFAULT_TEMPORAL_ADDRESS,
   type TemporalConnectionSettings,
   TemporalUnreachableError,

@@ -23,7 +23,7 @@ export { type Relay, type RelayOptions, startRelay } from '../ingress/relay.js';
 export { type IncomingHeaders, standardWebhooksVerifier, type WebhookVerifier } from '../ingress/verifier.js';
 export { createIngressMetrics, type IngressMetrics, withIngressMetrics } from '../ingress/metrics.js';
 export { openMessageStore, storeOptionsFromEnv, type MessageStore, type MessageStoreOptions } from '../store/index.js';
-export { connectClient } from '../temporal/connection.js';
+export { connectClient, lazyClient } from '../temporal/connection.js';
 /** Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set: call before connecting. */
 export { activeTracing, startTracingFromEnv, type Tracing } from '../tracing/setup.js';
 export { MissingPackageError } from '../optional-packages.js';

@@ -242,6 +242,40 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     });
   });
 
+  it('relays whose clocks are S apart: a lease is taken over, and a workflow told again, at most S early', async () => {
+    await fresh();
+    const S = 300;
+    /** relay-2's clock runs S ahead: what it reads at a true time. */
+    const relay2Clock = (trueTime: number) => trueTime + S;
+    // m3 stays pending: no early signal, the interval rules.
+    await store.register('wf-a', [
+      { providerMessageId: 'm1' },
+      { providerMessageId: 'm2' },
+      { providerMessageId: 'm3' },
+    ]);
+    await store.recordEvents([delivered('m1')]);
+    const t0 = Date.now();
+    await store.outbox.claim(['wf-a'], claimBy('relay-1', t0));
+    // relay-1's lease of 10 s: relay-2 takes it over no earlier than S before it ends.
+    const leaseEnds = t0 + 10_000;
+    expect((await store.outbox.claim(['wf-a'], claimBy('relay-2', relay2Clock(leaseEnds - S)))).held).toEqual(['wf-a']);
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', relay2Clock(leaseEnds - S + 1))))).toEqual([
+      ['wf-a', ['m1']],
+    ]);
+    await store.outbox.finish('relay-2', { ...nothing, failed: ['wf-a'] });
+    // relay-1 tells it at t1; relay-2 may tell it again no earlier than S before the 500 ms interval is over.
+    const t1 = leaseEnds + 1000;
+    await store.outbox.claim(['wf-a'], claimBy('relay-1', t1));
+    await toldWfA(['m1'], t1);
+    await store.recordEvents([delivered('m2')]);
+    expect((await store.outbox.claim(['wf-a'], claimBy('relay-2', relay2Clock(t1 + 500 - S - 1)))).held).toEqual([
+      'wf-a',
+    ]);
+    expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', relay2Clock(t1 + 500 - S))))).toEqual([
+      ['wf-a', ['m2']],
+    ]);
+  });
+
   it('a refused workflow waits out its backoff: not swept, not claimed, counted, and told again after', async () => {
     await fresh();
     await store.register('wf-a', [{ providerMessageId: 'm1' }]);
