@@ -95,7 +95,8 @@ const FORGET_CLAIMS_AFTER_MS = 60_000;
 /** How long the probe of a server that failed a whole round may take. */
 const PROBE_TIMEOUT_MS = 2_000;
 
-type Result = { kind: 'told' } | { kind: SignalFailure; reason: string };
+/** `untried`: not sent, because an earlier signal of its round found Temporal unreachable or overloaded. */
+type Result = { kind: 'told' | 'untried' } | { kind: SignalFailure; reason: string };
 
 /** How long a workflow refused `refusals` times in a row waits before its next try. */
 export function refusalBackoffMs(refusals: number, slowLaneMs: number): number {
@@ -322,12 +323,7 @@ class OutboxRelay implements Relay {
     // What does not fit in one signal stays untold for the next.
     const signals = claimed.outcomes.map(signalOf);
     const results = await this.signalAll(signals);
-    const told = signals.filter((_, i) => results[i]!.kind === 'told');
-    const ended = signals.filter((_, i) => results[i]!.kind === 'ended').map((w) => w.workflowId);
-    const notTold = signals.flatMap((w, i) => {
-      const result = results[i]!;
-      return result.kind === 'told' || result.kind === 'ended' ? [] : [{ signal: w, result }];
-    });
+    const { told, ended, untried, notTold } = byResult(signals, results);
     // Temporal itself out of reach or overloaded: everything waits, and nothing counts against the workflows.
     const outage =
       notTold.length > 0 &&
@@ -336,6 +332,7 @@ class OutboxRelay implements Relay {
         told.length,
       ));
     const refused = outage ? [] : notTold.map(({ signal, result }) => this.refusal(signal, result, toldAt));
+    const failed = outage ? [...notTold.map((n) => n.signal.workflowId), ...untried] : untried;
     try {
       // The same time in the store: a later one there would refuse this relay's next claim, due at `toldAt`
       // + the interval, and hold the workflow's next signal back a whole interval more.
@@ -348,7 +345,7 @@ class OutboxRelay implements Relay {
           })),
           ended,
           refused,
-          failed: outage ? notTold.map((n) => n.signal.workflowId) : [],
+          failed,
         },
         toldAt,
       );
@@ -356,16 +353,19 @@ class OutboxRelay implements Relay {
       // The signals went; marking them failed: they are told again once the claims' leases run out.
       this.log.warn('relay: told outcomes could not be marked; they will be told again', { error });
     }
-    for (const w of told) {
-      this.lastTold.set(w.workflowId, toldAt);
-      if (w.refusals > 0) this.log.info('relay: a refused workflow was told again', { workflowId: w.workflowId });
-      // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when
-      // its last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
-      const again = this.due.has(w.workflowId) || w.claimed >= maxOutcomesPerSignal || w.outcomes.length < w.claimed;
-      if (again) this.postpone(w.workflowId, this.allFinal.has(w.workflowId) ? Date.now() : toldAt + this.intervalMs);
-    }
+    for (const w of told) this.afterTold(w, toldAt, maxOutcomesPerSignal);
     if (told.length > 0) this.backoffMs = 0;
-    if (outage) this.pauseAll(notTold.map((n) => n.signal.workflowId));
+    if (outage) this.pauseAll(failed);
+    else for (const id of untried) this.postpone(id, Date.now());
+  }
+
+  private afterTold(w: Signal, toldAt: number, maxOutcomesPerSignal: number): void {
+    this.lastTold.set(w.workflowId, toldAt);
+    if (w.refusals > 0) this.log.info('relay: a refused workflow was told again', { workflowId: w.workflowId });
+    // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when its
+    // last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
+    const again = this.due.has(w.workflowId) || w.claimed >= maxOutcomesPerSignal || w.outcomes.length < w.claimed;
+    if (again) this.postpone(w.workflowId, this.allFinal.has(w.workflowId) ? Date.now() : toldAt + this.intervalMs);
   }
 
   /**
@@ -421,13 +421,19 @@ class OutboxRelay implements Relay {
     for (const id of workflowIds) this.postpone(id, this.pausedUntil);
   }
 
+  /**
+   * Signals the round's workflows, a few at a time. Once one finds Temporal unreachable or overloaded the rest
+   * are left untried: a round that waited out every call's deadline would outlast its claims' lease.
+   */
   private async signalAll(waiting: Signal[]): Promise<Result[]> {
-    const results: Result[] = new Array(waiting.length);
+    const results: Result[] = waiting.map(() => ({ kind: 'untried' }));
     let next = 0;
+    let stalled = false;
     const lane = async () => {
-      while (next < waiting.length) {
+      while (next < waiting.length && !stalled) {
         const i = next++;
         results[i] = await this.tell(waiting[i]!);
+        stalled ||= results[i].kind === 'unreachable' || results[i].kind === 'overloaded';
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.signalsInFlight ?? 16, waiting.length) }, lane));
@@ -479,6 +485,21 @@ function signalOf(w: ClaimedOutcomes): Signal {
     payload.push(outcome);
   }
   return { ...w, outcomes: w.outcomes.slice(0, payload.length), payload, claimed: w.outcomes.length };
+}
+
+/** A round's signals by what became of them; `notTold`: those Temporal did not take, with why. */
+function byResult(signals: Signal[], results: Result[]) {
+  const withKind = (kind: Result['kind']) => signals.filter((_, i) => results[i]!.kind === kind);
+  const notTold = signals.flatMap((signal, i) => {
+    const result = results[i]!;
+    return 'reason' in result && result.kind !== 'ended' ? [{ signal, result }] : [];
+  });
+  return {
+    told: withKind('told'),
+    ended: withKind('ended').map((w) => w.workflowId),
+    untried: withKind('untried').map((w) => w.workflowId),
+    notTold,
+  };
 }
 
 /** Enough to find the signal from a workflow or a message: the ids, a batch's first few. */

@@ -311,6 +311,25 @@ describe('relay', () => {
     expect(signals.map((s) => s.workflowId)).toEqual(['sms']);
   });
 
+  it('stops a round once Temporal does not answer: the rest are not tried, so the round ends within its lease', async () => {
+    const workflows = ids('sms-', 20);
+    for (const w of workflows) await store.register(w, [{ providerMessageId: `${w}m` }]);
+    server.answers = false;
+    const tried: string[] = [];
+    answer.current = async (workflowId) => {
+      tried.push(workflowId);
+      throw grpcError(4, 'DEADLINE_EXCEEDED: deadline exceeded');
+    };
+    const r = relay({ workflowsPerRound: 20, signalsInFlight: 4, maxBackoffMs: 60_000, sweepMs: 60_000 });
+    for (const w of workflows) await store.recordEvents([delivered(`${w}m`)]);
+    r.wake(workflows.map((workflowId) => ({ workflowId })));
+    await until(() => tried.length >= 4);
+    await sleep(100);
+    // The four calls in flight at once, and no more: the round stopped and the relay paused.
+    expect(tried).toHaveLength(4);
+    expect(await store.outbox.refusal('sms-0')).toBeNull();
+  });
+
   it('holds a bounded number of workflows in memory whatever the backlog, and tells them all once Temporal is back', async () => {
     const workflows = ids('sms-', 300);
     for (const w of workflows) await store.register(w, [{ providerMessageId: `${w}m` }]);
