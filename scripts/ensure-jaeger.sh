@@ -10,7 +10,10 @@ module=github.com/jaegertracing/jaeger
 cache=${MSGFLOW_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/msgflow}
 binary=$cache/jaeger-$version/jaeger
 if [ ! -x "$binary" ]; then
-  command -v go >/dev/null || { echo "ensure-jaeger: Go is needed to build Jaeger $version" >&2; exit 1; }
+  command -v go >/dev/null || {
+    echo "ensure-jaeger: no Jaeger at $binary, and no Go on PATH to build it (install Go, or put a Jaeger $version binary there)" >&2
+    exit 1
+  }
   mkdir -p "$cache"
   tmp=$(mktemp -d "$cache/.jaeger-$version-XXXXXX")
   trap 'rm -rf "$tmp"' EXIT

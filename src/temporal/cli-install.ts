@@ -52,6 +52,7 @@ export interface DownloadRequest {
  * server in doing so), then hands back the executable it left there.
  */
 export async function downloadTemporalCli({ dir, dest, log }: DownloadRequest): Promise<string> {
+  await checkReachable(TEMPORAL_DOWNLOAD_URL, process.env);
   log(`downloading Temporal CLI ${TEMPORAL_CLI_VERSION} through the Temporal SDK...`);
   await mkdir(dir, { recursive: true });
   // Imported lazily: it loads the native bridge, which nothing else on this path needs.
@@ -70,6 +71,43 @@ export async function downloadTemporalCli({ dir, dest, log }: DownloadRequest): 
   await env.teardown();
   if (!(await runs(dest))) throw new Error(`the Temporal SDK's download left no runnable ${dest}`);
   return dest;
+}
+
+/** The site the Temporal SDK downloads the CLI from. */
+export const TEMPORAL_DOWNLOAD_URL = 'https://temporal.download/';
+const REACHABLE_TIMEOUT_MS = 8_000;
+const CODE_MEANINGS: Record<string, string> = {
+  ENOTFOUND: ': its host name does not resolve; no network or no DNS here?',
+  EAI_AGAIN: ': its host name does not resolve; no network or no DNS here?',
+  ECONNREFUSED: ': connection refused',
+  ENETUNREACH: ': no route to the network',
+};
+
+/**
+ * Fails within seconds when `url` does not answer (no network, a firewall that drops packets), instead of leaving
+ * the SDK's download to wait on it. Any HTTP answer will do. Skipped when a proxy is configured: Node's fetch
+ * would not use it, while the SDK's download does.
+ */
+export async function checkReachable(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = REACHABLE_TIMEOUT_MS,
+): Promise<void> {
+  const proxied = ['HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy'].some((name) => env[name]);
+  if (proxied) return;
+  try {
+    const response = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : cause?.code
+          ? `${cause.code}${CODE_MEANINGS[cause.code] ?? ''}`
+          : (cause?.message ?? (error as Error).message);
+    throw new Error(`${url} cannot be reached (${reason})`, { cause: error });
+  }
 }
 
 /** Whether `path --version` runs and exits 0. */

@@ -126,12 +126,13 @@ export async function resolveTemporalCli(
   } catch (error) {
     failures.push(`download failed: ${messageOf(error)}`);
   }
-  throw new TemporalCliError(noCliMessage(failures));
+  throw new TemporalCliError(noCliMessage(env, failures));
 }
 
-function noCliMessage(failures: string[]): string {
+function noCliMessage(env: NodeJS.ProcessEnv, failures: string[]): string {
   return [
     'No Temporal CLI is available, and none could be built or downloaded:',
+    `  - not found: TEMPORAL_CLI_PATH (unset), \`temporal\` on PATH, ${builtCliPath(env)}, ${downloadedCliPath(env).dest}`,
     ...failures.map((f) => `  - ${f}`),
     'Any one of these fixes it:',
     '  - set TEMPORAL_ADDRESS=host:port to use a Temporal server that is already running (nothing is started);',

@@ -172,10 +172,20 @@ async function startOnce(
   } catch (error) {
     await stop();
     const reason = error instanceof Error ? error.message : String(error);
-    throw new DevServerError(`${reason} (CLI: ${cli}). Its last output:\n${tail}`);
+    throw new DevServerError(
+      `${reason} (CLI: ${cli}). Likely fix: ${likelyFix(reason, cli)}. Its last output:\n${tail}`,
+    );
   }
   const uiUrl = uiPort === undefined ? undefined : `http://${HOST}:${uiPort}`;
   return { address, namespace, ...(uiUrl ? { uiUrl } : {}), ...(child.pid ? { pid: child.pid } : {}), exited, stop };
+}
+
+/** What to do about a dev server that did not start, for its error message. */
+function likelyFix(reason: string, cli: string): string {
+  const otherwise = 'or set TEMPORAL_ADDRESS=host:port to use a Temporal server that is already running';
+  if (reason.includes('could not be started'))
+    return `make ${cli} executable for this user, or set TEMPORAL_CLI_PATH to a Temporal CLI that runs; ${otherwise}`;
+  return `its last output (below) says why; a port in use: choose another; ${otherwise}`;
 }
 
 const liveServers = new Set<ChildProcess>();

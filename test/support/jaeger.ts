@@ -47,8 +47,7 @@ const ENSURE_JAEGER = new URL('../../scripts/ensure-jaeger.sh', import.meta.url)
  * query API needs none.
  */
 export async function startJaeger({ uiAssets }: { uiAssets?: string } = {}): Promise<TestJaeger> {
-  const { stdout } = await promisify(execFile)('bash', [ENSURE_JAEGER], { maxBuffer: 10 * 1024 * 1024 });
-  const binary = stdout.trim();
+  const binary = await ensureJaeger();
   const dir = await mkdtemp(join(tmpdir(), 'msgflow-jaeger-'));
   const [otlpPort, uiPort, grpcPort] = [await freePort(), await freePort(), await freePort()];
   const config = {
@@ -95,6 +94,23 @@ export async function startJaeger({ uiAssets }: { uiAssets?: string } = {}): Pro
     trace: async (traceId) => (await api<JaegerTrace[] | null>(`traces/${traceId}`))?.[0],
     stop,
   };
+}
+
+/** The binary's path; a failure says why (the script's own message) and what to do. */
+async function ensureJaeger(): Promise<string> {
+  try {
+    const { stdout } = await promisify(execFile)('bash', [ENSURE_JAEGER], { maxBuffer: 10 * 1024 * 1024 });
+    return stdout.trim();
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    const said = (stderr ?? '').trim().split('\n').slice(-20).join('\n') || (error as Error).message;
+    throw new Error(
+      `Jaeger for the tracing tests could not be prepared (scripts/ensure-jaeger.sh): ${said}\n` +
+        'Likely fix: install Go with access to its module proxy (the script builds Jaeger into the msgflow cache ' +
+        'on first use), or place a Jaeger v1.76.0 binary where the script looks for it.',
+      { cause: error },
+    );
+  }
 }
 
 /** A span's tag value, if it has that tag. */

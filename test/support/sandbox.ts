@@ -35,9 +35,11 @@ export interface TestSandbox {
 }
 
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
   const sandbox = await startSandbox({
-    port: 0,
-    host: '127.0.0.1',
+    port,
+    host,
     db: ':memory:',
     otpPerIpPerMinute: 1000,
     log: () => {},
@@ -45,6 +47,8 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     ...options,
     carrier: { ...FAST_TIMINGS.carrier, ...options.carrier },
     webhooks: { ...FAST_TIMINGS.webhooks, ...options.webhooks },
+  }).catch((error: unknown) => {
+    throw new Error(startFailure(error as NodeJS.ErrnoException, host, port), { cause: error });
   });
   const admin = new SandboxAdmin({ url: sandbox.url, adminToken: sandbox.adminToken });
   let counter = 0;
@@ -64,4 +68,14 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     },
     close: () => sandbox.close(),
   };
+}
+
+/** One message for a sandbox that did not start: where it was to listen, why, and the likely fix. */
+function startFailure(error: NodeJS.ErrnoException, host: string, port: number): string {
+  if (error.syscall !== 'listen') return `The test sandbox could not start: ${error.message}`;
+  const fix =
+    error.code === 'EADDRINUSE'
+      ? 'the port is in use: stop what holds it, or let the test take a free port (port 0)'
+      : `check that this process may listen on ${host}`;
+  return `The test sandbox could not listen on ${host}:${port} (${error.code}). Likely fix: ${fix}.`;
 }

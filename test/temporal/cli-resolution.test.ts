@@ -3,6 +3,8 @@
  * with a fake builder/downloader where a real one would take minutes or the internet.
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import {
   TemporalCliError,
   type FsProbe,
 } from '../../src/temporal/cli.js';
+import { checkReachable } from '../../src/temporal/cli-install.js';
 
 /** A file system where exactly `executables` exist. */
 const fakeFs = (...executables: string[]): FsProbe => ({ isExecutable: (p) => executables.includes(p) });
@@ -143,6 +146,9 @@ describe('resolveTemporalCli', () => {
     const message = (error as Error).message;
     expect(message).toContain('go install failed: proxy.golang.org: no route to host');
     expect(message).toContain('download failed: temporal.download: no route to host');
+    expect(message).toContain(
+      `not found: TEMPORAL_CLI_PATH (unset), \`temporal\` on PATH, ${join(dir, 'cache', 'temporal-cli-v1.5.1', 'temporal')}, `,
+    );
     for (const option of [
       'TEMPORAL_ADDRESS',
       'TEMPORAL_CLI_PATH',
@@ -162,5 +168,45 @@ describe('resolveTemporalCli', () => {
         log,
       }),
     ).resolves.toBe(join(dir, 'cache2', 'temporal-cli-sdk-download', 'temporal-v1.5.1'));
+  });
+});
+
+describe('checkReachable (before the SDK download, which could wait long on a network that drops packets)', () => {
+  const listening = async (server: Server): Promise<string> => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  };
+  const closed = async (server: Server) => new Promise((resolve) => server.close(resolve));
+
+  it('passes when the site answers anything', async () => {
+    const server = createHttpServer((_req, res) => res.writeHead(404).end());
+    const url = await listening(server);
+    try {
+      await expect(checkReachable(url, {})).resolves.toBeUndefined();
+    } finally {
+      await closed(server);
+    }
+  });
+
+  it('fails when nothing answers within its time, naming the site', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket)); // accepts, never answers
+    const url = await listening(silent);
+    try {
+      await expect(checkReachable(url, {}, 300)).rejects.toThrow(`${url} cannot be reached (no answer within 300 ms)`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await closed(silent);
+    }
+  });
+
+  it('fails when the site refuses, saying so; and leaves the check to the download behind a proxy', async () => {
+    const server = createServer();
+    const url = await listening(server);
+    await closed(server);
+    await expect(checkReachable(url, {})).rejects.toThrow(
+      `${url} cannot be reached (ECONNREFUSED: connection refused)`,
+    );
+    await expect(checkReachable(url, { HTTPS_PROXY: 'http://proxy.example:3128' })).resolves.toBeUndefined();
   });
 });

@@ -115,7 +115,7 @@ describe('startDevServer', () => {
 
   it('fails clearly when the CLI cannot be run', async () => {
     await expect(startDevServer({ cliPath: join(dir, 'no-such-temporal') })).rejects.toThrow(
-      /could not be started: .*ENOENT/,
+      /could not be started: .*ENOENT.*Likely fix: make .*no-such-temporal executable for this user, or set TEMPORAL_CLI_PATH/,
     );
   });
 });
