@@ -4,9 +4,8 @@
  * Temporal server enforces across every worker on it. Every provider call first takes a request from the
  * token's budget in the message store.
  */
-import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { createOtpActivities } from '../activities/otp.js';
 import type { OtpGuardConfig } from './api/otp-guard.js';
@@ -28,7 +27,9 @@ import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpGuardOf } from './otp-guard-file.js';
 import { otpSealKeyRingOf } from './crypto/otp-keys.js';
+import { WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
+import { type CurrentOutcome, makeBuildCurrent, type WorkerVersioning } from './temporal/worker-deployment.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { teamWeightsOf } from './temporal/team-weights.js';
@@ -37,8 +38,7 @@ import { startTracing } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
-const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${sourceExtension}`, import.meta.url));
+export { WORKFLOWS_PATH };
 
 /**
  * Workflows kept in the worker's cache. The SDK's memory-based default can let thousands of open workflows
@@ -81,15 +81,34 @@ export interface MsgflowWorkerOptions {
   otpGuard?: OtpGuardConfig | null;
   /** Where the worker says how the provider queue is paced when that needs the operator's attention. */
   logger?: Logger;
+  /**
+   * The worker deployment version the workflow worker polls as, and whether it makes itself current on start
+   * (`workerVersioningOf`); without it the worker polls unversioned.
+   */
+  versioning?: WorkerVersioning;
 }
 
 export interface MsgflowWorker {
   run(): Promise<void>;
   shutdown(): void;
+  /** The deployment version it polls as; undefined when unversioned. */
+  versioning?: WorkerVersioning;
+  /**
+   * Once run() is called: resolves when the worker's version is routed as its `makeCurrent` asked (what was
+   * done; undefined when unversioned), rejects when that failed (the worker then stops).
+   */
+  routed: Promise<CurrentOutcome | undefined>;
 }
 
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
-  const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, store } = options;
+  const {
+    connection,
+    namespace = 'default',
+    taskQueue = TASK_QUEUES.workflows,
+    messaging,
+    store,
+    versioning,
+  } = options;
   const { Worker } = await loadWorkerSdk();
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // Bundled here rather than by Worker.create, whose bundler logs webpack's whole summary as one line; the
@@ -122,7 +141,20 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     },
     ...(tracing ? { sinks: tracing.sinks } : {}),
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    // Each workflow type's own behaviour is set in workflows/index.ts; the default covers none of msgflow's.
+    ...(versioning
+      ? {
+          workerDeploymentOptions: {
+            useWorkerVersioning: true,
+            version: { deploymentName: versioning.deploymentName, buildId: versioning.buildId },
+            defaultVersioningBehavior: 'PINNED',
+          },
+        }
+      : {}),
   });
+  // The provider queue stays unversioned whatever the workflows' worker does: its pollers of every build share
+  // one queue, so the server's rate limit on it (per queue, and a versioned queue is one per build) holds for
+  // the token across a ramp. A workflow on any build schedules its provider calls there.
   const providerQueue = providerTaskQueue(taskQueue);
   const partitions = await providerQueuePartitions(connection, namespace, providerQueue, options.logger);
   const provider = await Worker.create({
@@ -140,16 +172,83 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
   });
-  return {
-    run: async () => {
-      await Promise.all([workflows.run(), provider.run()]);
+  return runningTogether(
+    [workflows, provider],
+    versioning && {
+      versioning,
+      service: connection.workflowService,
+      namespace,
+      logger: options.logger,
     },
-    shutdown: () => {
-      for (const worker of [workflows, provider]) {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-      }
-    },
+  );
+}
+
+/**
+ * The two workers as one: run() runs both and, for a versioned worker, makes its build current as asked once
+ * the server knows it (from the workers' first polls); when that fails, both stop and run() rejects.
+ */
+function runningTogether(
+  workers: Worker[],
+  deployment:
+    | { versioning: WorkerVersioning; service: NativeConnection['workflowService']; namespace: string; logger?: Logger }
+    | undefined,
+): MsgflowWorker {
+  const shutdown = () => {
+    for (const worker of workers) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    }
   };
+  let routedAs: { resolve(outcome: CurrentOutcome | undefined): void; reject(error: unknown): void } | undefined;
+  const routed = new Promise<CurrentOutcome | undefined>((resolve, reject) => (routedAs = { resolve, reject }));
+  routed.catch(() => undefined);
+  return {
+    versioning: deployment?.versioning,
+    routed,
+    run: async () => {
+      const running = Promise.all(workers.map((worker) => worker.run()));
+      const stopped = new AbortController();
+      void running.finally(() => stopped.abort()).catch(() => undefined);
+      const routing = deployment
+        ? makeBuildCurrent(deployment.service, deployment.namespace, deployment.versioning, {
+            logger: deployment.logger,
+            signal: stopped.signal,
+          })
+        : Promise.resolve(undefined);
+      const madeCurrent = routing.then(routedAs!.resolve, (error: unknown) => {
+        if (stopped.signal.aborted) return routedAs!.resolve(undefined);
+        routedAs!.reject(error);
+        shutdown();
+        const { deploymentName, buildId } = deployment!.versioning;
+        throw new Error(
+          `could not make build ${buildId} current in worker deployment ${deploymentName}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      });
+      await Promise.all([running, madeCurrent]);
+    },
+    shutdown,
+  };
+}
+
+/**
+ * The worker's deployment version as MSGFLOW_WORKER_VERSIONING, MSGFLOW_DEPLOYMENT_NAME, MSGFLOW_BUILD_ID and
+ * MSGFLOW_DEPLOYMENT_MAKE_CURRENT set it (`makeCurrent` overrides the last); undefined when versioning is off.
+ */
+export function workerVersioningOf(settings: WorkerEnv, makeCurrent?: WorkerVersioning['makeCurrent']) {
+  if (!settings.MSGFLOW_WORKER_VERSIONING) return undefined;
+  return {
+    deploymentName: settings.MSGFLOW_DEPLOYMENT_NAME,
+    buildId: settings.MSGFLOW_BUILD_ID ?? workflowBuildId(),
+    makeCurrent: makeCurrent ?? settings.MSGFLOW_DEPLOYMENT_MAKE_CURRENT,
+  } satisfies WorkerVersioning;
+}
+
+/** workerVersioningOf for the environment (`msgflow dev`'s worker, which makes its build current on start). */
+export function workerVersioningFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  makeCurrent?: WorkerVersioning['makeCurrent'],
+): WorkerVersioning | undefined {
+  return workerVersioningOf(parseEnv(WorkerEnv, env), makeCurrent);
 }
 
 /**
@@ -288,6 +387,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     otpKeyRing: otpSealKeyRingOf(settings),
     otpGuard,
     logger: createLogger('worker'),
+    versioning: workerVersioningOf(settings),
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;

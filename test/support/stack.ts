@@ -15,6 +15,8 @@ import { type RunningStack, type StackOptions, startStack } from '../../src/stac
 import { MessagingClient } from '../../src/client/index.js';
 import { bundleMsgflowWorkflows, createMsgflowWorker, type MsgflowWorkerOptions } from '../../src/worker.js';
 import { keyRingOf } from '../../src/temporal/data-converter.js';
+import { workflowBuildId } from '../../src/temporal/build-id.js';
+import type { WorkerVersioning } from '../../src/temporal/worker-deployment.js';
 import type { MessageStore, MessageStoreOptions } from '../../src/store/index.js';
 import { FAST_TIMINGS } from './sandbox.js';
 
@@ -40,6 +42,15 @@ export const TEST_AUDIENCE_ENV = {
   MSGFLOW_AUDIENCE_URL_ALLOW_INTERNAL: 'true',
 };
 
+/**
+ * A test stack's workers join a worker deployment of their own (named after the stack's task queue, so tests
+ * running side by side never move each other's current build) and make their build current on start, as
+ * `msgflow dev` does.
+ */
+export function testVersioning(taskQueue: string): WorkerVersioning {
+  return { deploymentName: taskQueue, buildId: workflowBuildId(), makeCurrent: 'always' };
+}
+
 let bundle: Promise<WorkflowBundle> | undefined;
 
 /** The workflow bundle, built once per test file (webpack takes a few seconds). */
@@ -53,10 +64,12 @@ export async function startTestStack(
 ): Promise<RunningStack> {
   const { sandbox, ...rest } = overrides;
   const shared = rest.startWorker === false && !rest.store ? sharedStoreFile(rest.encryptionKey) : undefined;
+  const taskQueue = rest.taskQueue ?? `e2e-${randomUUID()}`;
   try {
     const stack = await startStack({
       temporal: inject('temporal'),
-      taskQueue: `e2e-${randomUUID()}`,
+      taskQueue,
+      versioning: testVersioning(taskQueue),
       workflowBundle: await testWorkflowBundle(),
       ratePerMinute: 60_000,
       initialBalance: 1_000_000,
@@ -141,9 +154,15 @@ export async function startTestWorker(
     messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
     providerRatePerMinute: 60_000,
     workflowBundle: await testWorkflowBundle(),
+    versioning: testVersioning(stack.taskQueue),
     ...options,
   });
   const running = worker.run();
+  await worker.routed.catch(async (error: unknown) => {
+    await running.catch(() => undefined);
+    await connection.close();
+    throw error;
+  });
   return {
     async stop() {
       worker.shutdown();
