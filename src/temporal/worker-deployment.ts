@@ -9,6 +9,8 @@
 import type { WorkflowService } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import type { MakeCurrentMode } from '../definitions/versioning.js';
+
+export type { MakeCurrentMode };
 import { type Logger, silentLogger } from '../log.js';
 import { sleep } from '../sleep.js';
 
