@@ -1,7 +1,7 @@
 /**
  * Versioned workers on the test run's real dev server: two builds of the worker join one worker deployment;
  * with the second current, an OTP session (pinned) started on the first finishes there, a paused campaign
- * (auto-upgrade) moves to the second, new runs start on the second, and `msgflow deployment status` counts
+ * (auto-upgrade) moves to the second, new runs — and a schedule's, made under the first — start on the second, and `msgflow deployment status` counts
  * the runs per build and type and refuses "safe to stop" for the first build until its pinned run has ended.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -95,6 +95,13 @@ describe('versioned workers', () => {
         audience: { type: 'inline', recipients },
         chunkSize: 1,
       });
+      // A schedule made while build A is current.
+      const scheduleId = `versioning-${Date.now()}`;
+      await stack.msgflow.campaignSchedules.create({
+        id: scheduleId,
+        timing: { cron: ['0 0 1 1 *'] },
+        campaign: { sender: 'ACME', message: 'scheduled', audience: { type: 'inline', recipients: ['2348012345803'] } },
+      });
       await waitFor(async () => (await campaign.progress()).sent >= 2, 'a few chunks on build A');
       await campaign.pause('deploying');
       const campaignHandle = stack.temporal.workflow.getHandle(campaign.workflowId);
@@ -128,6 +135,17 @@ describe('versioned workers', () => {
       expect(await versionOf(stack.temporal.workflow.getHandle(newSession.workflowId))).toMatchObject({
         buildId: BUILD_B,
       });
+
+      // A schedule starts each run on the build current when it fires.
+      await stack.msgflow.campaignSchedules.trigger(scheduleId);
+      const scheduled = await waitFor(
+        async () => (await stack.msgflow.campaignSchedules.describe(scheduleId)).recentRuns[0],
+        'the triggered run',
+      );
+      const scheduledRun = stack.temporal.workflow.getHandle(scheduled.workflowId);
+      await scheduledRun.result();
+      expect(new Set(await buildsOfTasks(scheduledRun))).toEqual(new Set([BUILD_B]));
+      await stack.msgflow.campaignSchedules.delete(scheduleId);
 
       // The campaign moves to build B at its next task and finishes there.
       await campaign.resume();
