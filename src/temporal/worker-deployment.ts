@@ -47,12 +47,12 @@ export async function makeBuildCurrent(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const current = await currentBuildOf(service, namespace, deploymentName);
+      const { current, chosen } = await currentRouting(service, namespace, deploymentName);
       if (current === buildId) return 'already-current';
-      if (current !== undefined && makeCurrent === 'if-none') {
+      if (chosen && makeCurrent === 'if-none') {
         logger.info(
-          `build ${buildId} waits for promotion: build ${current} is current in deployment ${deploymentName} (temporal worker deployment set-ramping-version / set-current-version)`,
-          { deployment: deploymentName, buildId, current },
+          `build ${buildId} waits for promotion: ${current ? `build ${current}` : 'unversioned workers'} current in deployment ${deploymentName} (temporal worker deployment set-ramping-version / set-current-version)`,
+          { deployment: deploymentName, buildId, current: current ?? 'unversioned' },
         );
         return 'left-to-operator';
       }
@@ -70,17 +70,25 @@ export async function makeBuildCurrent(
   }
 }
 
-/** The deployment's current build id; undefined when it has none (or does not exist yet). */
-export async function currentBuildOf(
+/**
+ * The deployment's current build id (undefined: unversioned workers, or none yet), and whether anyone ever
+ * chose it — false for a deployment not yet known or never given a current version (a first install), true
+ * once a build or the unversioned workers were made current, which `if-none` leaves as it is.
+ */
+export async function currentRouting(
   service: WorkflowService,
   namespace: string,
   deploymentName: string,
-): Promise<string | undefined> {
+): Promise<{ current: string | undefined; chosen: boolean }> {
   try {
     const { workerDeploymentInfo } = await service.describeWorkerDeployment({ namespace, deploymentName });
-    return workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
+    const routing = workerDeploymentInfo?.routingConfig;
+    return {
+      current: routing?.currentDeploymentVersion?.buildId || undefined,
+      chosen: !!routing?.currentDeploymentVersion?.buildId || !!routing?.currentVersionChangedTime,
+    };
   } catch (error) {
-    if (grpcCode(error) === GRPC_NOT_FOUND) return undefined;
+    if (grpcCode(error) === GRPC_NOT_FOUND) return { current: undefined, chosen: false };
     throw error;
   }
 }

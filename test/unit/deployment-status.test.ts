@@ -117,13 +117,16 @@ describe('deploymentStatus', () => {
 
 describe('makeBuildCurrent', () => {
   /** A deployment whose version the server learns of after `unknownFor` calls, with `current` current. */
-  function fakeDeployment(current: string | undefined, unknownFor = 0) {
+  function fakeDeployment(current: string | undefined, unknownFor = 0, { routedToUnversioned = false } = {}) {
     const state = { current, calls: 0, sets: [] as string[] };
     const notFound = () => Object.assign(new Error('5 NOT_FOUND: Version not found in deployment'), { code: 5 });
     const service = {
       describeWorkerDeployment: async () => {
-        if (state.current === undefined) throw notFound();
-        return { workerDeploymentInfo: { routingConfig: { currentDeploymentVersion: { buildId: state.current } } } };
+        if (state.current === undefined && !routedToUnversioned) throw notFound();
+        const routingConfig = state.current
+          ? { currentDeploymentVersion: { buildId: state.current }, currentVersionChangedTime: { seconds: 1 } }
+          : { currentVersion: '__unversioned__', currentVersionChangedTime: { seconds: 1 } };
+        return { workerDeploymentInfo: { routingConfig } };
       },
       setWorkerDeploymentCurrentVersion: async ({ buildId }: { buildId: string }) => {
         if (state.calls++ < unknownFor) throw notFound();
@@ -152,6 +155,12 @@ describe('makeBuildCurrent', () => {
       'left-to-operator',
     );
     expect(later.state.sets).toEqual([]);
+    // The operator routed new runs to unversioned workers: a versioned worker's restart leaves that too.
+    const unversioned = fakeDeployment(undefined, 0, { routedToUnversioned: true });
+    expect(await makeBuildCurrent(unversioned.service, 'default', { ...version, makeCurrent: 'if-none' })).toBe(
+      'left-to-operator',
+    );
+    expect(unversioned.state.sets).toEqual([]);
   });
 
   it('never: leaves it to the operator; a build already current stays so', async () => {
