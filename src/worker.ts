@@ -27,7 +27,7 @@ import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpGuardOf } from './otp-guard-file.js';
 import { otpSealKeyRingOf } from './crypto/otp-keys.js';
-import { WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
+import { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { type CurrentOutcome, makeBuildCurrent, type WorkerVersioning } from './temporal/worker-deployment.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
@@ -38,7 +38,7 @@ import { startTracing } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
-export { WORKFLOWS_PATH };
+export { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH };
 
 /**
  * Workflows kept in the worker's cache. The SDK's memory-based default can let thousands of open workflows
@@ -65,7 +65,10 @@ export interface MsgflowWorkerOptions {
   requestBudget?: string;
   /** A team's weight in the budget's bulk requests, asked at each request (`teamWeightsOf`); default 1 for all. */
   teamWeight?: (team: string) => number;
-  /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
+  /**
+   * A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`, with
+   * `versioned` as the worker is (a mismatch is refused).
+   */
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
@@ -114,7 +117,10 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
   // Bundled here rather than by Worker.create, whose bundler logs webpack's whole summary as one line; the
   // bundle carries the failure converter.
   const tracing = workerTracing();
-  const workflowBundle = options.workflowBundle ?? (await bundleMsgflowWorkflows({ traced: tracing !== undefined }));
+  const workflowBundle =
+    options.workflowBundle ??
+    (await bundleMsgflowWorkflows({ traced: tracing !== undefined, versioned: !!versioning }));
+  checkBundleVersioning(workflowBundle, !!versioning);
   const audienceSources = { audienceLoaders: options.audienceLoaders, audienceAccess: options.audienceAccess };
   const gate = storeRequestGate(
     store,
@@ -290,19 +296,41 @@ const SERVER_DEFAULT_PARTITIONS = 4;
 
 /**
  * The workflows' bundle; `traced` (default: when this process traces) adds Temporal's OpenTelemetry workflow
- * interceptors, whose spans reach the exporter through the worker's sink.
+ * interceptors, whose spans reach the exporter through the worker's sink. `versioned`: for a worker in a worker
+ * deployment, each workflow with its versioning behaviour (workflows/versioned.ts); an unversioned worker must
+ * not have them.
  */
 export async function bundleMsgflowWorkflows({
   traced = workerTracing() !== undefined,
-}: { traced?: boolean } = {}): Promise<WorkflowBundle> {
+  versioned = false,
+}: { traced?: boolean; versioned?: boolean } = {}): Promise<WorkflowBundle> {
   const { bundleWorkflowCode } = await loadWorkerSdk('bundling the workflows');
   return bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
+    workflowsPath: versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     workflowInterceptorModules: traced ? WORKFLOW_INTERCEPTOR_MODULES : [],
     logger: quietBundlerLogger,
   });
 }
+
+/**
+ * Refuses a bundle built for the other mode: an unversioned worker's tasks with versioning behaviours are
+ * refused by the server, and a versioned worker without them would pin every run (campaigns too). A bundle
+ * given as a file path is not checked.
+ */
+function checkBundleVersioning(bundle: WorkflowBundle, versioned: boolean): void {
+  if (!('code' in bundle)) return;
+  const hasBehaviours = bundle.code.includes(VERSIONED_BUNDLE_MODULE);
+  if (hasBehaviours !== versioned)
+    throw new Error(
+      versioned
+        ? 'this workflow bundle is for an unversioned worker: build it with bundleMsgflowWorkflows({ versioned: true }) for a worker with `versioning`'
+        : 'this workflow bundle is for a versioned worker: build it with bundleMsgflowWorkflows() for a worker without `versioning`',
+    );
+}
+
+/** How webpack names workflows/versioned in a bundle (as source or compiled). */
+const VERSIONED_BUNDLE_MODULE = '/workflows/versioned.';
 
 const quietBundlerLogger = {
   log() {},

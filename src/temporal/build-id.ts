@@ -1,6 +1,6 @@
 /**
- * The worker's build id: a hash of the workflow code the worker bundles — every module workflows/index imports
- * for its value, followed from there (type-only imports are erased and left out) — and of the workflow SDK's
+ * The worker's build id: a hash of the workflow code a versioned worker bundles — every module
+ * workflows/versioned imports for its value, followed from there (type-only imports are erased and left out) — and of the workflow SDK's
  * version. The same code gives the same id on every machine; any change to workflow code gives another.
  * Read with plain file reads, so `msgflow --version` prints it without bundling.
  */
@@ -13,6 +13,10 @@ import { fileURLToPath } from 'node:url';
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 /** The workflow bundle's entry: workflows/index as source (.ts) or compiled (.js, in the package). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
+/** A versioned worker's entry: the same workflows with their versioning behaviours (workflows/versioned). */
+export const VERSIONED_WORKFLOWS_PATH = fileURLToPath(
+  new URL(`../../workflows/versioned.${sourceExtension}`, import.meta.url),
+);
 /** The failure converter the bundle carries as well (data-converter.ts's FAILURE_CONVERTER_PATH). */
 const BUNDLED_FAILURE_CONVERTER = fileURLToPath(new URL(`./failure-converter.${sourceExtension}`, import.meta.url));
 
@@ -23,7 +27,7 @@ let cached: string | undefined;
 
 /** This installation's build id (computed once per process). */
 export function workflowBuildId(): string {
-  cached ??= buildIdOf(workflowSources([WORKFLOWS_PATH, BUNDLED_FAILURE_CONVERTER]), workflowSdkVersion());
+  cached ??= buildIdOf(workflowSources([VERSIONED_WORKFLOWS_PATH, BUNDLED_FAILURE_CONVERTER]), workflowSdkVersion());
   return cached;
 }
 
@@ -36,8 +40,8 @@ export function buildIdOf(sources: ReadonlyMap<string, string>, sdkVersion: stri
 }
 
 /**
- * Every module reachable from `entries` (the first is workflows/index) through relative value imports, keyed by
- * its path from the package root.
+ * Every module reachable from `entries` (the first in workflows/) through relative value imports, keyed by its
+ * path from the package root.
  */
 export function workflowSources(entries: readonly string[]): Map<string, string> {
   const root = resolve(dirname(entries[0]!), '..');

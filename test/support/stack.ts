@@ -51,12 +51,15 @@ export function testVersioning(taskQueue: string): WorkerVersioning {
   return { deploymentName: taskQueue, buildId: workflowBuildId(), makeCurrent: 'always' };
 }
 
-let bundle: Promise<WorkflowBundle> | undefined;
+const bundles = new Map<boolean, Promise<WorkflowBundle>>();
 
-/** The workflow bundle, built once per test file (webpack takes a few seconds). */
-export function testWorkflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleMsgflowWorkflows();
-  return bundle;
+/**
+ * The workflow bundle, built once per test file (webpack takes a few seconds): `versioned` for workers in a
+ * worker deployment (the test stacks'), without for unversioned ones.
+ */
+export function testWorkflowBundle({ versioned = false }: { versioned?: boolean } = {}): Promise<WorkflowBundle> {
+  if (!bundles.has(versioned)) bundles.set(versioned, bundleMsgflowWorkflows({ versioned }));
+  return bundles.get(versioned)!;
 }
 
 export async function startTestStack(
@@ -65,12 +68,13 @@ export async function startTestStack(
   const { sandbox, ...rest } = overrides;
   const shared = rest.startWorker === false && !rest.store ? sharedStoreFile(rest.encryptionKey) : undefined;
   const taskQueue = rest.taskQueue ?? `e2e-${randomUUID()}`;
+  const versioning = 'versioning' in rest ? rest.versioning : testVersioning(taskQueue);
   try {
     const stack = await startStack({
       temporal: inject('temporal'),
       taskQueue,
-      versioning: testVersioning(taskQueue),
-      workflowBundle: await testWorkflowBundle(),
+      versioning,
+      workflowBundle: await testWorkflowBundle({ versioned: versioning !== undefined }),
       ratePerMinute: 60_000,
       initialBalance: 1_000_000,
       audienceAccess: TEST_AUDIENCE_ACCESS,
@@ -147,15 +151,16 @@ export async function startTestWorker(
 ): Promise<TestWorker> {
   const { address, namespace } = inject('temporal');
   const connection = await NativeConnection.connect({ address });
+  const versioning = 'versioning' in options ? options.versioning : testVersioning(stack.taskQueue);
   const worker = await createMsgflowWorker({
     connection,
     namespace,
     taskQueue: stack.taskQueue,
     messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
     providerRatePerMinute: 60_000,
-    workflowBundle: await testWorkflowBundle(),
-    versioning: testVersioning(stack.taskQueue),
+    workflowBundle: await testWorkflowBundle({ versioned: versioning !== undefined }),
     ...options,
+    versioning,
   });
   const running = worker.run();
   await worker.routed.catch(async (error: unknown) => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildIdOf,
   relativeValueImports,
-  WORKFLOWS_PATH,
+  VERSIONED_WORKFLOWS_PATH,
   workflowBuildId,
   workflowSources,
 } from '../../src/temporal/build-id.js';
@@ -27,6 +27,7 @@ describe('relativeValueImports', () => {
       "export { e } from './e.js';",
       "export type { V } from './v.js';",
       "export * from './star.js';",
+      "import * as all from './all.js';",
       "import './side-effect.js';",
       "import { proxyActivities } from '@temporalio/workflow';",
       "const s = 'from \\'./not-an-import.js\\'';",
@@ -37,6 +38,7 @@ describe('relativeValueImports', () => {
       './cd.js',
       './e.js',
       './star.js',
+      './all.js',
       './side-effect.js',
     ]);
   });
@@ -98,9 +100,14 @@ describe('workflowSources', () => {
 
 describe('workflowBuildId', () => {
   it("hashes msgflow's workflow code and what it imports, not the activities it only names types of", () => {
-    const modules = [...workflowSources([WORKFLOWS_PATH]).keys()];
+    const modules = [...workflowSources([VERSIONED_WORKFLOWS_PATH]).keys()];
     expect(modules).toEqual(
-      expect.arrayContaining(['workflows/index.ts', 'workflows/campaign.ts', 'src/definitions/versioning.ts']),
+      expect.arrayContaining([
+        'workflows/versioned.ts',
+        'workflows/index.ts',
+        'workflows/campaign.ts',
+        'src/definitions/versioning.ts',
+      ]),
     );
     expect(modules.filter((path) => path.startsWith('activities/'))).toEqual([]);
     expect(workflowBuildId()).toMatch(/^[0-9a-f]{12}$/);
