@@ -10,6 +10,7 @@ export {
   DEFAULT_MAX_CACHED_WORKFLOWS,
   type MsgflowWorker,
   type MsgflowWorkerOptions,
+  VERSIONED_WORKFLOWS_PATH,
   WORKFLOWS_PATH,
   workerVersioningFromEnv,
 } from '../worker.js';

@@ -11,7 +11,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-/** The workflow bundle's entry: workflows/index as source (.ts) or compiled (.js, in the package). */
+/** An unversioned worker's bundle entry: workflows/index as source (.ts) or compiled (.js, in the package). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sourceExtension}`, import.meta.url));
 /** A versioned worker's entry: the same workflows with their versioning behaviours (workflows/versioned). */
 export const VERSIONED_WORKFLOWS_PATH = fileURLToPath(
