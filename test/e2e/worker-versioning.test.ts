@@ -3,6 +3,7 @@
  * with the second current, an OTP session (pinned) started on the first finishes there, a paused campaign
  * (auto-upgrade) moves to the second, new runs — and a schedule's, made under the first — start on the second, and `msgflow deployment status` counts
  * the runs per build and type and refuses "safe to stop" for the first build until its pinned run has ended.
+ * And a `msgflow worker` with versioning off still runs msgflow's workflows, unversioned.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
 import { providerTaskQueue } from '../../src/definitions/task-queues.js';
 import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack, startTestWorker, type TestWorker } from '../support/stack.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { waitFor } from '../support/wait-for.js';
 
 const BUILD_A = 'build-a';
@@ -180,4 +182,43 @@ describe('versioned workers', () => {
     expect(queues).toContain(stack.taskQueue);
     expect(queues).not.toContain(providerTaskQueue(stack.taskQueue));
   });
+});
+
+describe('unversioned workers (MSGFLOW_WORKER_VERSIONING=false)', () => {
+  let stack: RunningStack;
+  let worker: WorkerProcess | undefined;
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'msgflow-unversioned-'));
+    stack = await startTestStack({ startWorker: false });
+  });
+  afterAll(async () => {
+    await worker?.kill();
+    await stack?.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it(
+    'keep working as before: `msgflow worker` polls unversioned and joins no deployment',
+    { timeout: 180_000 },
+    async () => {
+      worker = startWorkerProcess(stack, { MSGFLOW_WORKER_VERSIONING: 'false', MSGFLOW_LOG_LEVEL: 'info' });
+      const sent = await stack.msgflow.sendSms({
+        recipients: ['2348012345804'],
+        sender: 'ACME',
+        message: 'unversioned',
+      });
+      expect((await sent.result()).messages.map((m) => m.status)).toEqual(['delivered']);
+      const info = (await stack.temporal.workflow.getHandle(sent.workflowId).describe()).raw.workflowExecutionInfo;
+      expect(info?.versioningInfo?.deploymentVersion ?? null).toBeNull();
+      expect(worker.output()).toContain('"versioning":"off"');
+      const status = await runMsgflow(['deployment', 'status', '--deployment', stack.taskQueue], {
+        cwd,
+        env: cliEnvFor(stack),
+      });
+      expect(status.code).toBe(1);
+      expect(status.stderr).toContain(`no worker deployment ${stack.taskQueue}`);
+    },
+  );
 });
