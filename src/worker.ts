@@ -5,7 +5,7 @@
  * token's budget in the message store.
  */
 import type { DataConverter } from '@temporalio/common';
-import type { NativeConnection, Worker, WorkflowBundle } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { createOtpActivities } from '../activities/otp.js';
 import type { OtpGuardConfig } from './api/otp-guard.js';
@@ -147,20 +147,12 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     },
     ...(tracing ? { sinks: tracing.sinks } : {}),
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
-    // Each workflow type's own behaviour is set in workflows/index.ts; the default covers none of msgflow's.
-    ...(versioning
-      ? {
-          workerDeploymentOptions: {
-            useWorkerVersioning: true,
-            version: { deploymentName: versioning.deploymentName, buildId: versioning.buildId },
-            defaultVersioningBehavior: 'PINNED',
-          },
-        }
-      : {}),
+    ...deploymentOptionsOf(versioning),
   });
-  // The provider queue stays unversioned whatever the workflows' worker does: its pollers of every build share
-  // one queue, so the server's rate limit on it (per queue, and a versioned queue is one per build) holds for
-  // the token across a ramp. A workflow on any build schedules its provider calls there.
+  // The provider queue joins the deployment too: a run's provider calls run on its own build's activity code.
+  // Its rate still holds for the token across two builds: the server paces a task queue's partition across its
+  // builds (measured on the dev server: two builds declaring 2/s together got 2/s), and the request budget in
+  // the store holds every worker to the limit whatever the server does.
   const providerQueue = providerTaskQueue(taskQueue);
   const partitions = await providerQueuePartitions(connection, namespace, providerQueue, options.logger);
   const provider = await Worker.create({
@@ -177,6 +169,7 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
       activity: [...(tracing?.activityInterceptors ?? []), requestBudgetInterceptor(gate), providerMetricsInterceptor],
     },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
+    ...deploymentOptionsOf(versioning),
   });
   return runningTogether(
     [workflows, provider],
@@ -187,6 +180,22 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
       logger: options.logger,
     },
   );
+}
+
+/**
+ * A versioned worker's deployment options. The default behaviour applies to no msgflow workflow: each declares
+ * its own (workflows/versioned.ts).
+ */
+function deploymentOptionsOf(versioning: WorkerVersioning | undefined): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  if (!versioning) return {};
+  const { deploymentName, buildId } = versioning;
+  return {
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: { deploymentName, buildId },
+      defaultVersioningBehavior: 'PINNED',
+    },
+  };
 }
 
 /**

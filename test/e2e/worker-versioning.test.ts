@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { decodeVersioningBehavior } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessagingClient } from '../../src/client/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
 import { providerTaskQueue } from '../../src/definitions/task-queues.js';
@@ -37,11 +38,24 @@ describe('versioned workers', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
+  /** Every provider request of the builds' workers, with the build that made it. */
+  const providerCalls: Array<[string, string]> = [];
+
   /** A worker of `buildId` in the stack's own deployment, made current as it starts. */
   async function startBuild(buildId: string): Promise<void> {
+    const fetchOf: typeof fetch = (input, init) => {
+      providerCalls.push([buildId, String(input)]);
+      return fetch(input, init);
+    };
     workers.push(
       await startTestWorker(stack, {
         store: stack.store,
+        messaging: new MessagingClient({
+          baseUrl: stack.sandbox.baseUrl,
+          token: stack.token,
+          maxRetries: 0,
+          fetch: fetchOf,
+        }),
         otpKeyRing: stack.otpKeys.sealing,
         versioning: { deploymentName: stack.taskQueue, buildId, makeCurrent: 'always' },
       }),
@@ -173,14 +187,36 @@ describe('versioned workers', () => {
     },
   );
 
-  it('leaves the provider queue out of the deployment: one queue, one rate limit, for every build', async () => {
+  it("runs a pinned run's provider calls on its own build: the provider queue is in the deployment", async () => {
+    // Build B is current (the test above): a send pinned to A at its start, and one left to the deployment.
+    const [endpoint] = await stack.messaging.webhooks.list().toArray();
+    // No final event reaches the sends: each asks the provider at the end of its window, a second provider call.
+    await stack.messaging.webhooks.update(endpoint!.id, { url: 'http://127.0.0.1:9/nowhere' });
+    try {
+      const send = async (versioningOverride?: { pinnedTo: { deploymentName: string; buildId: string } }) => {
+        const before = providerCalls.length;
+        const handle = await stack.temporal.workflow.start('sendSms', {
+          taskQueue: stack.taskQueue,
+          workflowId: `sms:versioning-${Date.now()}-${before}`,
+          args: [{ recipients: ['2348012345805'], sender: 'ACME', message: 'pinned', waitWindowMs: 1000 }],
+          ...(versioningOverride ? { versioningOverride } : {}),
+        });
+        await handle.result();
+        return providerCalls.slice(before).map(([build]) => build);
+      };
+      const onA = await send({ pinnedTo: { deploymentName: stack.taskQueue, buildId: BUILD_A } });
+      expect(onA.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(onA)).toEqual(new Set([BUILD_A]));
+      expect(new Set(await send())).toEqual(new Set([BUILD_B]));
+    } finally {
+      await stack.messaging.webhooks.update(endpoint!.id, { url: stack.ingress.webhookUrl });
+    }
     const { workerDeploymentVersionInfo } = await stack.temporal.workflowService.describeWorkerDeploymentVersion({
       namespace: stack.temporal.options.namespace,
       deploymentVersion: { deploymentName: stack.taskQueue, buildId: BUILD_A },
     });
     const queues = (workerDeploymentVersionInfo?.taskQueueInfos ?? []).map((queue) => queue.name);
-    expect(queues).toContain(stack.taskQueue);
-    expect(queues).not.toContain(providerTaskQueue(stack.taskQueue));
+    expect(queues).toEqual(expect.arrayContaining([stack.taskQueue, providerTaskQueue(stack.taskQueue)]));
   });
 });
 
