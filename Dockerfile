@@ -24,7 +24,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
-# The worker bundles its workflows at start from dist/workflows (compiled), like `msgflow worker` locally.
+# The worker bundles its workflows at start from dist/workflows (compiled), like `msgflow worker` locally; its
+# build id in the worker deployment is a hash of that code, the same for every container of this image
+# (`docker run --rm msgflow:local --version` prints it; MSGFLOW_BUILD_ID sets another).
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/bin ./bin
 RUN mkdir -p /data && chown node:node /data

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { durationText } from './api/duration.js';
 import { detailsOf } from './api/errors.js';
 import { TeamWeightsText } from './api/team-weights.js';
+import { DEFAULT_DEPLOYMENT_NAME, MAKE_CURRENT_MODES } from './definitions/versioning.js';
 
 /** Where `msgflow dev` keeps its state and writes the connection settings other commands read. */
 export const DATA_DIR = '.data';
@@ -94,6 +95,25 @@ export const WorkerEnv = z.object({
   MSGFLOW_AUDIENCE_URL_ALLOW_HTTP: flag,
   /** `true`: allowed hosts may resolve to loopback, private or link-local addresses. */
   MSGFLOW_AUDIENCE_URL_ALLOW_INTERNAL: flag,
+  /** `false`: the worker polls unversioned, as before worker deployments (docs/versioning.md says what that costs). */
+  MSGFLOW_WORKER_VERSIONING: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .default('true')
+    .transform((s) => s === 'true'),
+  /** The Temporal Worker Deployment the worker joins. */
+  MSGFLOW_DEPLOYMENT_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'expected letters, digits, - and _ (no . or :)')
+    .max(200)
+    .default(DEFAULT_DEPLOYMENT_NAME),
+  /** The worker's build id (default: a hash of the workflow code, `msgflow --version` prints it). */
+  MSGFLOW_BUILD_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'expected letters, digits, ., - and _ (no :)')
+    .max(200)
+    .optional(),
+  /** When the worker makes its build the deployment's current version: `if-none` (first install), `always`, `never`. */
+  MSGFLOW_DEPLOYMENT_MAKE_CURRENT: z.enum(MAKE_CURRENT_MODES).default('if-none'),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

@@ -28,6 +28,7 @@ import { generateOtpKeys, type OtpKeys } from './crypto/otp-keys.js';
 import { keyRingOf, msgflowDataConverter } from './temporal/data-converter.js';
 import { type MessageStore, type MessageStoreOptions, openMessageStore } from './store/index.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
+import type { WorkerVersioning } from './temporal/worker-deployment.js';
 import { createMsgflowWorker, type MsgflowWorker } from './worker.js';
 import type { AudienceAccess } from './audience/access.js';
 import type { AudienceLoaders } from './audience/loaders.js';
@@ -61,6 +62,11 @@ export interface StackOptions {
   otpGuard?: OtpGuardConfig | null;
   /** The worker's workflow cache size (default: the SDK's, sized from the heap). */
   maxCachedWorkflows?: number;
+  /**
+   * The deployment version the stack's worker polls as, and whether it makes itself current: startStack
+   * returns once it is routed. Without it the worker polls unversioned.
+   */
+  versioning?: WorkerVersioning;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
   startWorker?: boolean;
   logger?: Logger;
@@ -244,6 +250,7 @@ async function startWorker({
     otpKeyRing: options.otpKeys?.sealing,
     otpGuard: options.otpGuard,
     logger: options.logger,
+    versioning: options.versioning,
   });
   const workerRun = worker.run();
   cleanups.push(async () => {
@@ -251,6 +258,8 @@ async function startWorker({
     await workerRun.catch(() => undefined);
     await connection.close();
   });
+  // New workflows reach a versioned worker only once its build is current.
+  await worker.routed;
   return { worker, workerRun };
 }
 

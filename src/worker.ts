@@ -4,9 +4,8 @@
  * Temporal server enforces across every worker on it. Every provider call first takes a request from the
  * token's budget in the message store.
  */
-import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
 import { createOtpActivities } from '../activities/otp.js';
 import type { OtpGuardConfig } from './api/otp-guard.js';
@@ -28,7 +27,9 @@ import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpGuardOf } from './otp-guard-file.js';
 import { otpSealKeyRingOf } from './crypto/otp-keys.js';
+import { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
+import { type CurrentOutcome, makeBuildCurrent, type WorkerVersioning } from './temporal/worker-deployment.js';
 import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { teamWeightsOf } from './temporal/team-weights.js';
@@ -37,8 +38,7 @@ import { startTracing } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
-const sourceExtension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index.${sourceExtension}`, import.meta.url));
+export { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH };
 
 /**
  * Workflows kept in the worker's cache. The SDK's memory-based default can let thousands of open workflows
@@ -65,7 +65,10 @@ export interface MsgflowWorkerOptions {
   requestBudget?: string;
   /** A team's weight in the budget's bulk requests, asked at each request (`teamWeightsOf`); default 1 for all. */
   teamWeight?: (team: string) => number;
-  /** A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`. */
+  /**
+   * A prebuilt bundle (tests build it once for many workers); build it with `bundleMsgflowWorkflows`, with
+   * `versioned` as the worker is (a mismatch is refused).
+   */
   workflowBundle?: WorkflowBundle;
   /** Named audience loaders (e.g. database queries) for campaigns whose audience is `{ type: 'loader', name }`. */
   audienceLoaders?: AudienceLoaders;
@@ -81,21 +84,43 @@ export interface MsgflowWorkerOptions {
   otpGuard?: OtpGuardConfig | null;
   /** Where the worker says how the provider queue is paced when that needs the operator's attention. */
   logger?: Logger;
+  /**
+   * The worker deployment version the workflow worker polls as, and whether it makes itself current on start
+   * (`workerVersioningOf`); without it the worker polls unversioned.
+   */
+  versioning?: WorkerVersioning;
 }
 
 export interface MsgflowWorker {
   run(): Promise<void>;
   shutdown(): void;
+  /** The deployment version it polls as; undefined when unversioned. */
+  versioning?: WorkerVersioning;
+  /**
+   * Once run() is called: resolves when the worker's version is routed as its `makeCurrent` asked (what was
+   * done; undefined when unversioned), rejects when that failed (the worker then stops).
+   */
+  routed: Promise<CurrentOutcome | undefined>;
 }
 
 export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promise<MsgflowWorker> {
-  const { connection, namespace = 'default', taskQueue = TASK_QUEUES.workflows, messaging, store } = options;
+  const {
+    connection,
+    namespace = 'default',
+    taskQueue = TASK_QUEUES.workflows,
+    messaging,
+    store,
+    versioning,
+  } = options;
   const { Worker } = await loadWorkerSdk();
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // Bundled here rather than by Worker.create, whose bundler logs webpack's whole summary as one line; the
   // bundle carries the failure converter.
   const tracing = workerTracing();
-  const workflowBundle = options.workflowBundle ?? (await bundleMsgflowWorkflows({ traced: tracing !== undefined }));
+  const workflowBundle =
+    options.workflowBundle ??
+    (await bundleMsgflowWorkflows({ traced: tracing !== undefined, versioned: !!versioning }));
+  checkBundleVersioning(workflowBundle, !!versioning);
   const audienceSources = { audienceLoaders: options.audienceLoaders, audienceAccess: options.audienceAccess };
   const gate = storeRequestGate(
     store,
@@ -122,7 +147,12 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     },
     ...(tracing ? { sinks: tracing.sinks } : {}),
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    ...deploymentOptionsOf(versioning),
   });
+  // The provider queue joins the deployment too: a run's provider calls run on its own build's activity code.
+  // Its rate still holds for the token across two builds: the server paces a task queue's partition across its
+  // builds (measured on the dev server: two builds declaring 2/s together got 2/s), and the request budget in
+  // the store holds every worker to the limit whatever the server does.
   const providerQueue = providerTaskQueue(taskQueue);
   const partitions = await providerQueuePartitions(connection, namespace, providerQueue, options.logger);
   const provider = await Worker.create({
@@ -139,17 +169,101 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
       activity: [...(tracing?.activityInterceptors ?? []), requestBudgetInterceptor(gate), providerMetricsInterceptor],
     },
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
+    ...deploymentOptionsOf(versioning),
   });
-  return {
-    run: async () => {
-      await Promise.all([workflows.run(), provider.run()]);
+  return runningTogether(
+    [workflows, provider],
+    versioning && {
+      versioning,
+      service: connection.workflowService,
+      namespace,
+      logger: options.logger,
     },
-    shutdown: () => {
-      for (const worker of [workflows, provider]) {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-      }
+  );
+}
+
+/**
+ * A versioned worker's deployment options. The default behaviour applies to no msgflow workflow: each declares
+ * its own (workflows/versioned.ts).
+ */
+function deploymentOptionsOf(versioning: WorkerVersioning | undefined): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  if (!versioning) return {};
+  const { deploymentName, buildId } = versioning;
+  return {
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: { deploymentName, buildId },
+      defaultVersioningBehavior: 'PINNED',
     },
   };
+}
+
+/**
+ * The two workers as one: run() runs both and, for a versioned worker, makes its build current as asked once
+ * the server knows it (from the workers' first polls); when that fails, both stop and run() rejects.
+ */
+function runningTogether(
+  workers: Worker[],
+  deployment:
+    | { versioning: WorkerVersioning; service: NativeConnection['workflowService']; namespace: string; logger?: Logger }
+    | undefined,
+): MsgflowWorker {
+  const shutdown = () => {
+    for (const worker of workers) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    }
+  };
+  let routedAs: { resolve(outcome: CurrentOutcome | undefined): void; reject(error: unknown): void } | undefined;
+  const routed = new Promise<CurrentOutcome | undefined>((resolve, reject) => (routedAs = { resolve, reject }));
+  routed.catch(() => undefined);
+  return {
+    versioning: deployment?.versioning,
+    routed,
+    run: async () => {
+      const running = Promise.all(workers.map((worker) => worker.run()));
+      const stopped = new AbortController();
+      void running.finally(() => stopped.abort()).catch(() => undefined);
+      const routing = deployment
+        ? makeBuildCurrent(deployment.service, deployment.namespace, deployment.versioning, {
+            logger: deployment.logger,
+            signal: stopped.signal,
+          })
+        : Promise.resolve(undefined);
+      const madeCurrent = routing.then(routedAs!.resolve, (error: unknown) => {
+        if (stopped.signal.aborted) return routedAs!.resolve(undefined);
+        routedAs!.reject(error);
+        shutdown();
+        const { deploymentName, buildId } = deployment!.versioning;
+        throw new Error(
+          `could not make build ${buildId} current in worker deployment ${deploymentName}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      });
+      await Promise.all([running, madeCurrent]);
+    },
+    shutdown,
+  };
+}
+
+/**
+ * The worker's deployment version as MSGFLOW_WORKER_VERSIONING, MSGFLOW_DEPLOYMENT_NAME, MSGFLOW_BUILD_ID and
+ * MSGFLOW_DEPLOYMENT_MAKE_CURRENT set it (`makeCurrent` overrides the last); undefined when versioning is off.
+ */
+export function workerVersioningOf(settings: WorkerEnv, makeCurrent?: WorkerVersioning['makeCurrent']) {
+  if (!settings.MSGFLOW_WORKER_VERSIONING) return undefined;
+  return {
+    deploymentName: settings.MSGFLOW_DEPLOYMENT_NAME,
+    buildId: settings.MSGFLOW_BUILD_ID ?? workflowBuildId(),
+    makeCurrent: makeCurrent ?? settings.MSGFLOW_DEPLOYMENT_MAKE_CURRENT,
+  } satisfies WorkerVersioning;
+}
+
+/** workerVersioningOf for the environment (`msgflow dev`'s worker, which makes its build current on start). */
+export function workerVersioningFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  makeCurrent?: WorkerVersioning['makeCurrent'],
+): WorkerVersioning | undefined {
+  return workerVersioningOf(parseEnv(WorkerEnv, env), makeCurrent);
 }
 
 /**
@@ -191,19 +305,41 @@ const SERVER_DEFAULT_PARTITIONS = 4;
 
 /**
  * The workflows' bundle; `traced` (default: when this process traces) adds Temporal's OpenTelemetry workflow
- * interceptors, whose spans reach the exporter through the worker's sink.
+ * interceptors, whose spans reach the exporter through the worker's sink. `versioned`: for a worker in a worker
+ * deployment, each workflow with its versioning behaviour (workflows/versioned.ts); an unversioned worker must
+ * not have them.
  */
 export async function bundleMsgflowWorkflows({
   traced = workerTracing() !== undefined,
-}: { traced?: boolean } = {}): Promise<WorkflowBundle> {
+  versioned = false,
+}: { traced?: boolean; versioned?: boolean } = {}): Promise<WorkflowBundle> {
   const { bundleWorkflowCode } = await loadWorkerSdk('bundling the workflows');
   return bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
+    workflowsPath: versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     workflowInterceptorModules: traced ? WORKFLOW_INTERCEPTOR_MODULES : [],
     logger: quietBundlerLogger,
   });
 }
+
+/**
+ * Refuses a bundle built for the other mode: an unversioned worker's tasks with versioning behaviours are
+ * refused by the server, and a versioned worker without them would pin every run (campaigns too). A bundle
+ * given as a file path is not checked.
+ */
+function checkBundleVersioning(bundle: WorkflowBundle, versioned: boolean): void {
+  if (!('code' in bundle)) return;
+  const hasBehaviours = bundle.code.includes(VERSIONED_BUNDLE_MODULE);
+  if (hasBehaviours !== versioned)
+    throw new Error(
+      versioned
+        ? 'this workflow bundle is for an unversioned worker: build it with bundleMsgflowWorkflows({ versioned: true }) for a worker with `versioning`'
+        : 'this workflow bundle is for a versioned worker: build it with bundleMsgflowWorkflows() for a worker without `versioning`',
+    );
+}
+
+/** How webpack names workflows/versioned in a bundle (as source or compiled). */
+const VERSIONED_BUNDLE_MODULE = '/workflows/versioned.';
 
 const quietBundlerLogger = {
   log() {},
@@ -288,6 +424,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     otpKeyRing: otpSealKeyRingOf(settings),
     otpGuard,
     logger: createLogger('worker'),
+    versioning: workerVersioningOf(settings),
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;

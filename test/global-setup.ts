@@ -12,11 +12,20 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * Every test stack's workers join a worker deployment of their own (test/support/stack.ts), and a run starts
+ * hundreds: more than the server's default of 100 per namespace. A server at TEMPORAL_ADDRESS needs the same.
+ */
+export const TEST_SERVER_DYNAMIC_CONFIG = { 'matching.maxDeployments': 100_000 };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const echo = process.env.MSGFLOW_TEMPORAL_LOG
     ? (line: string) => process.stderr.write(`[temporal] ${line}\n`)
     : undefined;
-  const server = await ensureTemporal(process.env, echo ? { log: echo } : {});
+  const server = await ensureTemporal(process.env, {
+    ...(echo ? { log: echo } : {}),
+    dynamicConfig: TEST_SERVER_DYNAMIC_CONFIG,
+  });
   project.provide('temporal', { address: server.address, namespace: server.namespace });
   return () => server.stop();
 }

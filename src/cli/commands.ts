@@ -67,6 +67,11 @@ export const COMMANDS: readonly TopLevelCommand[] = [
     load: async () => (await import('./worker.js')).registerWorkerCommands,
   },
   {
+    name: 'deployment',
+    description: "The workers' Temporal Worker Deployment: per build, runs still on it and whether it may stop",
+    load: async () => (await import('./deployment.js')).registerDeploymentCommands,
+  },
+  {
     name: 'ingress',
     description: 'Run the webhook ingress: verifies signed status events and signals their workflows',
     load: async () => (await import('./ingress.js')).registerIngressCommands,

@@ -27,7 +27,7 @@ import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpGuardFromEnv } from '../otp-guard-file.js';
 import { startStack } from '../stack.js';
-import { audienceAccessFromEnv, workerChoicesFromEnv } from '../worker.js';
+import { audienceAccessFromEnv, workerChoicesFromEnv, workerVersioningFromEnv } from '../worker.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
@@ -69,6 +69,9 @@ export function registerDevCommands(dev: Command): void {
     await checkPorts(options);
     // The worker settings `msgflow worker` reads too (loaders, team weights, cache size): a bad one starts nothing.
     const workerChoices = await workerChoicesFromEnv(process.env);
+    // The dev worker's build routes new workflows at once: it is made current on every start (runs pinned to an
+    // earlier build wait for that build's worker; `msgflow deployment status` lists them).
+    const versioning = workerVersioningFromEnv(process.env, 'always');
     if (options.otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = options.otlpEndpoint;
     const tracing = startTracingFromEnv('msgflow-dev');
     mkdirSync(DATA_DIR, { recursive: true });
@@ -116,6 +119,7 @@ export function registerDevCommands(dev: Command): void {
       },
       ingress: { port: Number(options.ingressPort) },
       ...workerChoices,
+      versioning,
       audienceAccess: devAudienceAccess(),
       otpGuard: otpGuardFromEnv(process.env),
       reuseToken: previous.MSGFLOW_API_TOKEN,
@@ -146,6 +150,7 @@ export function registerDevCommands(dev: Command): void {
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: temporal.namespace,
       MSGFLOW_TASK_QUEUE,
+      ...(versioning ? { MSGFLOW_DEPLOYMENT_NAME: versioning.deploymentName } : {}),
       MSGFLOW_API_BASE_URL: stack.sandbox.baseUrl,
       MSGFLOW_API_TOKEN: stack.token,
       MSGFLOW_SANDBOX_URL: stack.sandbox.url,
@@ -184,7 +189,7 @@ export function registerDevCommands(dev: Command): void {
         `  Sandbox API   ${stack.sandbox.baseUrl}   (account ${stack.accountId ?? 'unknown'}, the default of msgflow sandbox … --account)`,
         `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
         `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
-        `  Worker        metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics`,
+        `  Worker        ${versioning ? `deployment ${versioning.deploymentName}, build ${versioning.buildId} (current; msgflow deployment status)` : 'unversioned (MSGFLOW_WORKER_VERSIONING=false)'}   (metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics)`,
         `  Traces        ${tracing ? tracing.endpoint : 'off (--otlp-endpoint http://127.0.0.1:4318 sends them to a collector)'}`,
         `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands); Temporal profile ${DEV_TEMPORAL_PROFILE_FILE}`,
         '',

@@ -18,7 +18,7 @@ const program = new Command('msgflow')
       'Durations are written 500ms, 30s, 10m, 1h30m or 2d. Commands that print a result take --json: one JSON ' +
       'document on stdout.',
   )
-  .version(packageVersion(), '-V, --version', 'print the msgflow version')
+  .version(await versionLine(), '-V, --version', "print the msgflow version and its worker's build id")
   .showHelpAfterError()
   .exitOverride()
   // Every command but `dev` (which writes it) picks up the settings of a running `msgflow dev`. Each traces when
@@ -52,6 +52,21 @@ function packageVersion(): string {
     }
   }
   return 'unknown';
+}
+
+/**
+ * The package version, and for --version the build id a worker of this installation joins its deployment with:
+ * MSGFLOW_BUILD_ID, else the workflow code's hash (read only when asked).
+ */
+async function versionLine(): Promise<string> {
+  const args = process.argv.slice(2);
+  if (!args.includes('-V') && !args.includes('--version')) return packageVersion();
+  try {
+    const buildId = process.env.MSGFLOW_BUILD_ID || (await import('../temporal/build-id.js')).workflowBuildId();
+    return `${packageVersion()} (build ${buildId})`;
+  } catch {
+    return `${packageVersion()} (build unknown)`;
+  }
 }
 
 try {

@@ -10,8 +10,15 @@ export {
   DEFAULT_MAX_CACHED_WORKFLOWS,
   type MsgflowWorker,
   type MsgflowWorkerOptions,
+  VERSIONED_WORKFLOWS_PATH,
   WORKFLOWS_PATH,
+  workerVersioningFromEnv,
 } from '../worker.js';
+/** Worker versioning: `createMsgflowWorker`'s `versioning`, the build id, and what a deployment still runs. */
+export { type MakeCurrentMode, type WorkerVersioning } from '../temporal/worker-deployment.js';
+export { workflowBuildId } from '../temporal/build-id.js';
+export { deploymentStatus, type DeploymentStatus, type BuildStatus } from '../temporal/deployment-status.js';
+export { WORKFLOW_VERSIONING, DEFAULT_DEPLOYMENT_NAME } from '../definitions/versioning.js';
 export { openMessageStore, storeOptionsFromEnv, type MessageStore, type MessageStoreOptions } from '../store/index.js';
 export { connectClient } from '../temporal/connection.js';
 export { connectWorkerConnection } from '../temporal/worker-connection.js';

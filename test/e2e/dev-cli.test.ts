@@ -9,6 +9,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { workflowBuildId } from '../../src/temporal/build-id.js';
+import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
 import { runMsgflow } from '../support/cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -104,9 +106,18 @@ describe('msgflow dev', () => {
       const ports = await freePorts(PORT_FLAGS.length);
       const first = startDev(ports);
       started.push(first);
-      const printed = /Sandbox API .*\(account (acct_\S+),/.exec(await ready(first))?.[1];
+      const output = await ready(first);
+      const printed = /Sandbox API .*\(account (acct_\S+),/.exec(output)?.[1];
       expect(printed).toBeDefined();
       expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
+      // The worker's deployment and build, made current on start: the status command finds it through dev.env.
+      expect(output).toContain(`Worker        deployment msgflow, build ${workflowBuildId()} (current;`);
+      const deployment = await runMsgflow(['deployment', 'status', '--json'], { cwd });
+      expect(deployment.code).toBe(0);
+      expect(JSON.parse(deployment.stdout) as DeploymentStatus).toMatchObject({
+        deployment: 'msgflow',
+        currentBuildId: workflowBuildId(),
+      });
 
       const paused = await runMsgflow(['sandbox', 'webhooks', 'pause', '--json'], { cwd });
       expect(paused.stderr).toBe('');

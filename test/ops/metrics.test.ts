@@ -3,6 +3,7 @@
  * signature rejections, signal latency) and a real `msgflow worker` process's Prometheus endpoint (SDK
  * series plus msgflow's sends, charges and final states), whose JSON log lines leak no token or number.
  */
+import { workflowBuildId } from '../../src/temporal/build-id.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/crypto/keyring.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
@@ -185,7 +186,15 @@ describe('worker metrics and logs (msgflow worker process)', () => {
     };
     expect(lines.filter((line) => !parse(line)?.time || !parse(line)?.level || !parse(line)?.component)).toEqual([]);
     const entries = lines.map((line) => parse(line)!);
-    expect(entries).toContainEqual(expect.objectContaining({ component: 'worker', message: 'worker running' }));
+    // Its start line names the worker deployment it joined and its build (the stack's own deployment).
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        component: 'worker',
+        message: 'worker running',
+        deployment: stack.taskQueue,
+        buildId: workflowBuildId(),
+      }),
+    );
     const all = worker.output();
     expect(all).not.toContain(stack.token);
     expect(all).not.toContain('2025550100');

@@ -35,7 +35,10 @@ describe('workflow replay', () => {
       history: JSON.parse(readFileSync(new URL(f, DIR), 'utf8')),
     }));
     const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await testWorkflowBundle() }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: await testWorkflowBundle({ versioned: true }) },
+      histories,
+    )) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(failures).toEqual([]);

@@ -15,6 +15,8 @@ import { type RunningStack, type StackOptions, startStack } from '../../src/stac
 import { MessagingClient } from '../../src/client/index.js';
 import { bundleMsgflowWorkflows, createMsgflowWorker, type MsgflowWorkerOptions } from '../../src/worker.js';
 import { keyRingOf } from '../../src/temporal/data-converter.js';
+import { workflowBuildId } from '../../src/temporal/build-id.js';
+import type { WorkerVersioning } from '../../src/temporal/worker-deployment.js';
 import type { MessageStore, MessageStoreOptions } from '../../src/store/index.js';
 import { FAST_TIMINGS } from './sandbox.js';
 
@@ -40,12 +42,24 @@ export const TEST_AUDIENCE_ENV = {
   MSGFLOW_AUDIENCE_URL_ALLOW_INTERNAL: 'true',
 };
 
-let bundle: Promise<WorkflowBundle> | undefined;
+/**
+ * A test stack's workers join a worker deployment of their own (named after the stack's task queue, so tests
+ * running side by side never move each other's current build) and make their build current on start, as
+ * `msgflow dev` does.
+ */
+export function testVersioning(taskQueue: string): WorkerVersioning {
+  return { deploymentName: taskQueue, buildId: workflowBuildId(), makeCurrent: 'always' };
+}
 
-/** The workflow bundle, built once per test file (webpack takes a few seconds). */
-export function testWorkflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleMsgflowWorkflows();
-  return bundle;
+const bundles = new Map<boolean, Promise<WorkflowBundle>>();
+
+/**
+ * The workflow bundle, built once per test file (webpack takes a few seconds): `versioned` for workers in a
+ * worker deployment (the test stacks'), without for unversioned ones.
+ */
+export function testWorkflowBundle({ versioned = false }: { versioned?: boolean } = {}): Promise<WorkflowBundle> {
+  if (!bundles.has(versioned)) bundles.set(versioned, bundleMsgflowWorkflows({ versioned }));
+  return bundles.get(versioned)!;
 }
 
 export async function startTestStack(
@@ -53,11 +67,14 @@ export async function startTestStack(
 ): Promise<RunningStack> {
   const { sandbox, ...rest } = overrides;
   const shared = rest.startWorker === false && !rest.store ? sharedStoreFile(rest.encryptionKey) : undefined;
+  const taskQueue = rest.taskQueue ?? `e2e-${randomUUID()}`;
+  const versioning = 'versioning' in rest ? rest.versioning : testVersioning(taskQueue);
   try {
     const stack = await startStack({
       temporal: inject('temporal'),
-      taskQueue: `e2e-${randomUUID()}`,
-      workflowBundle: await testWorkflowBundle(),
+      taskQueue,
+      versioning,
+      workflowBundle: await testWorkflowBundle({ versioned: versioning !== undefined }),
       ratePerMinute: 60_000,
       initialBalance: 1_000_000,
       audienceAccess: TEST_AUDIENCE_ACCESS,
@@ -134,16 +151,23 @@ export async function startTestWorker(
 ): Promise<TestWorker> {
   const { address, namespace } = inject('temporal');
   const connection = await NativeConnection.connect({ address });
+  const versioning = 'versioning' in options ? options.versioning : testVersioning(stack.taskQueue);
   const worker = await createMsgflowWorker({
     connection,
     namespace,
     taskQueue: stack.taskQueue,
     messaging: new MessagingClient({ baseUrl: stack.sandbox.baseUrl, token: stack.token, maxRetries: 0 }),
     providerRatePerMinute: 60_000,
-    workflowBundle: await testWorkflowBundle(),
+    workflowBundle: await testWorkflowBundle({ versioned: versioning !== undefined }),
     ...options,
+    versioning,
   });
   const running = worker.run();
+  await worker.routed.catch(async (error: unknown) => {
+    await running.catch(() => undefined);
+    await connection.close();
+    throw error;
+  });
   return {
     async stop() {
       worker.shutdown();

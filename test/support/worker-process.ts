@@ -58,6 +58,8 @@ export function startMsgflowProcess(
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: temporal.namespace,
       MSGFLOW_TASK_QUEUE: stack.taskQueue,
+      // The stack's own worker deployment (testVersioning); the first worker of the build makes it current.
+      MSGFLOW_DEPLOYMENT_NAME: stack.taskQueue,
       MSGFLOW_API_BASE_URL: stack.sandbox.baseUrl,
       MSGFLOW_API_TOKEN: stack.token,
       MSGFLOW_RATE_LIMIT_PER_MINUTE: '60000',

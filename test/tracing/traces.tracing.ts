@@ -24,7 +24,7 @@ describe('traces from a send to its status event', () => {
     jaeger = await startJaeger({ uiAssets: process.env.MSGFLOW_JAEGER_UI_ASSETS });
     tracing = startTracingFromEnv(SERVICE, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint })!;
     stack = await startTestStack({
-      workflowBundle: await bundleMsgflowWorkflows({ traced: true }),
+      workflowBundle: await bundleMsgflowWorkflows({ traced: true, versioned: true }),
       sandbox: { otpPerIpPerMinute: 10_000 },
     });
   }, 1_200_000);

@@ -22,7 +22,8 @@ import { generateKey } from '../../src/crypto/keyring.js';
 import { otpSealKeyRingOf } from '../../src/crypto/otp-keys.js';
 import { storeOptionsOf } from '../../src/store/index.js';
 import { activeTracing } from '../../src/tracing/setup.js';
-import { createMsgflowWorkerFromEnv } from '../../src/worker.js';
+import { workflowBuildId } from '../../src/temporal/build-id.js';
+import { createMsgflowWorkerFromEnv, workerVersioningOf } from '../../src/worker.js';
 
 const LOOKUP_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -108,3 +109,40 @@ function errorOf(run: () => unknown): Error | undefined {
   }
   return undefined;
 }
+
+describe("the worker's deployment version", () => {
+  it('joins deployment msgflow with the workflow code’s build id, current only when the deployment has none', () => {
+    expect(workerVersioningOf(parseEnv(WorkerEnv, {}))).toEqual({
+      deploymentName: 'msgflow',
+      buildId: workflowBuildId(),
+      makeCurrent: 'if-none',
+    });
+  });
+
+  it('takes the deployment, build id and promotion from the environment; `msgflow dev` always makes it current', () => {
+    const env = {
+      MSGFLOW_DEPLOYMENT_NAME: 'billing',
+      MSGFLOW_BUILD_ID: 'v1.2.3',
+      MSGFLOW_DEPLOYMENT_MAKE_CURRENT: 'never',
+    };
+    expect(workerVersioningOf(parseEnv(WorkerEnv, env))).toEqual({
+      deploymentName: 'billing',
+      buildId: 'v1.2.3',
+      makeCurrent: 'never',
+    });
+    expect(workerVersioningOf(parseEnv(WorkerEnv, env), 'always')?.makeCurrent).toBe('always');
+  });
+
+  it('is off with MSGFLOW_WORKER_VERSIONING=false: the worker polls unversioned', () => {
+    expect(workerVersioningOf(parseEnv(WorkerEnv, { MSGFLOW_WORKER_VERSIONING: 'false' }))).toBeUndefined();
+  });
+
+  it('refuses names the visibility query or the version string could not hold', () => {
+    expect(() => parseEnv(WorkerEnv, { MSGFLOW_DEPLOYMENT_NAME: 'msg.flow' })).toThrow(/MSGFLOW_DEPLOYMENT_NAME/);
+    expect(() => parseEnv(WorkerEnv, { MSGFLOW_BUILD_ID: "a'b" })).toThrow(/MSGFLOW_BUILD_ID/);
+    expect(() => parseEnv(WorkerEnv, { MSGFLOW_DEPLOYMENT_MAKE_CURRENT: 'sometimes' })).toThrow(
+      /MSGFLOW_DEPLOYMENT_MAKE_CURRENT/,
+    );
+    expect(() => parseEnv(WorkerEnv, { MSGFLOW_WORKER_VERSIONING: 'off' })).toThrow(/MSGFLOW_WORKER_VERSIONING/);
+  });
+});
