@@ -127,6 +127,11 @@ class OutboxRelay implements Relay {
   private readonly woken = new Set<string>();
   /** Woken with `allFinal` since their last round: due at once, not after the interval. */
   private readonly allFinal = new Set<string>();
+  /**
+   * Since when the oldest untold outcome of each workflow the sweep found has waited (the backlog is told oldest
+   * first, however often an outage sent its rounds back); only for workflows due or in a round.
+   */
+  private readonly oldest = new Map<string, number>();
   private fastRound = false;
   private pumpScheduled = false;
   private backoffMs = 0;
@@ -227,13 +232,16 @@ class OutboxRelay implements Relay {
     if (limit <= 0) return;
     const page = await this.store.outbox.untold({ limit, ...(this.cursor ? { after: this.cursor } : {}), now });
     this.cursor = page.next;
-    for (const w of page.workflows) if (!this.inFlight.has(w.workflowId)) this.makeDue(w.workflowId, now);
+    for (const w of page.workflows)
+      if (!this.inFlight.has(w.workflowId) && this.makeDue(w.workflowId, now))
+        this.oldest.set(w.workflowId, w.oldestUntoldAt);
   }
 
   /** What this relay remembers of workflows only for a while: when it last told them, and their rests. */
   private forgetPast(now: number): void {
     for (const [id, at] of this.lastTold) if (now - at > this.intervalMs) this.lastTold.delete(id);
     for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
+    for (const id of this.oldest.keys()) if (!this.due.has(id) && !this.inFlight.has(id)) this.oldest.delete(id);
   }
 
   /** Starts rounds for the workflows that are due, quiet ones first, as far as the round limit allows. */
@@ -249,9 +257,10 @@ class OutboxRelay implements Relay {
       else next = Math.min(next, at);
     }
     // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns);
-    // among those, the ones woken in-process before the backlog the sweep found (oldest first, as found).
+    // among those, the ones woken in-process before the backlog the sweep found; the backlog oldest first.
     const rank = (id: string) => (this.lastTold.get(id) ?? 0) * 2 + (this.woken.has(id) ? 0 : 1);
-    ready.sort((a, b) => rank(a) - rank(b));
+    const age = (id: string) => this.oldest.get(id) ?? Number.MAX_SAFE_INTEGER;
+    ready.sort((a, b) => rank(a) - rank(b) || age(a) - age(b));
     const perRound = this.options.workflowsPerRound ?? 100;
     while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
     // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.
@@ -358,6 +367,8 @@ class OutboxRelay implements Relay {
     }
     for (const w of told) {
       this.lastTold.set(w.workflowId, toldAt);
+      // What it has left untold is newer (the sweep finds it again); an ended one's goes with the next sweep.
+      this.oldest.delete(w.workflowId);
       if (w.refusals > 0) this.log.info('relay: a refused workflow was told again', { workflowId: w.workflowId });
       // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when
       // its last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
