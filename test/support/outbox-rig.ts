@@ -275,31 +275,25 @@ export async function waiterTimes(
 /**
  * How far the backlog's workflows were told out of their age order: pairs where the one with the older oldest
  * outcome was first told in a later round than the newer one (the relay stamps a round's told marks with the time
- * it chose to tell, so one round's workflows tie).
+ * it chose to tell, so one round's workflows tie). `chosenAfter`: only pairs whose newer one was told by a round
+ * chosen from then on (the rounds on their way when Temporal returned go through as their calls do). `minGap`:
+ * only pairs at least that many workflows apart in age (a relay with rounds in flight tells the next ones while an
+ * older round fails: their order within that reach is the calls', not the relay's).
  */
-export function ageOrderInversions(workflows: ReadonlyArray<{ untoldSince: number; toldAt: number }>): {
-  pairs: number;
-  inverted: number;
-  /** Workflows told later than some workflow whose outcomes are newer. */
-  overtaken: number;
-} {
+export function ageOrderInversions(
+  workflows: ReadonlyArray<{ untoldSince: number; toldAt: number }>,
+  { chosenAfter = Number.NEGATIVE_INFINITY, minGap = 1 }: { chosenAfter?: number; minGap?: number } = {},
+): { pairs: number; inverted: number } {
   const sorted = [...workflows].sort((a, b) => a.untoldSince - b.untoldSince);
   let pairs = 0;
   let inverted = 0;
-  let overtaken = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    let passed = false;
-    for (let j = i + 1; j < sorted.length; j++) {
+  for (let i = 0; i < sorted.length; i++)
+    for (let j = i + minGap; j < sorted.length; j++) {
       if (sorted[j]!.untoldSince === sorted[i]!.untoldSince) continue;
       pairs++;
-      if (sorted[i]!.toldAt > sorted[j]!.toldAt) {
-        inverted++;
-        passed = true;
-      }
+      if (sorted[i]!.toldAt > sorted[j]!.toldAt && sorted[j]!.toldAt >= chosenAfter) inverted++;
     }
-    if (passed) overtaken++;
-  }
-  return { pairs, inverted, overtaken };
+  return { pairs, inverted };
 }
 
 /** The outcomes Temporal holds in a workflow's `messageOutcomes` signals (its history), by provider message id. */
