@@ -11,6 +11,7 @@ import { cliBenchmark } from './cli.js';
 import { targetFromEnv } from './campaign-target.js';
 import { type Benchmark, formatTable, saveResult, type StandaloneBenchmark } from './harness.js';
 import { ingressBenchmark } from './ingress.js';
+import { outboxBenchmark } from './outbox.js';
 import { otpBenchmark } from './otp.js';
 import { otpFraudBenchmark } from './otp-fraud.js';
 import { otpAtLimitBenchmark, otpBesideCampaignBenchmark } from './otp-load.js';
@@ -27,6 +28,7 @@ const BENCHMARKS: Array<Benchmark | StandaloneBenchmark> = [
   otpFraudBenchmark,
   sendSmsBenchmark,
   ingressBenchmark,
+  outboxBenchmark,
   sandboxBenchmark,
   campaignBenchmark,
   rateLimitBenchmark,

@@ -128,10 +128,19 @@ class OutboxRelay implements Relay {
   private readonly woken = new Set<string>();
   /** Woken with `allFinal` since their last round: due at once, not after the interval. */
   private readonly allFinal = new Set<string>();
+  /**
+   * Since when the oldest untold outcome of each workflow the sweep found has waited (the backlog is told oldest
+   * first, however often an outage sent its rounds back); only for workflows due or in a round.
+   */
+  private readonly oldest = new Map<string, number>();
   private fastRound = false;
   private pumpScheduled = false;
   private backoffMs = 0;
   private pausedUntil = 0;
+  /** The pause is for a server that did not answer (not one that was overloaded, nor the store): a probe may end it. */
+  private pausedUnreachable = false;
+  private probing = false;
+  private lastProbe = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private readonly sweeper: NodeJS.Timeout;
@@ -163,6 +172,8 @@ class OutboxRelay implements Relay {
       this.woken.add(workflowId);
       if (allFinal) this.allFinal.add(workflowId);
     }
+    // Paused for an outage: a send woken now need not wait out the backoff if Temporal is back already.
+    if (now < this.pausedUntil && this.pausedUnreachable) void this.resumeIfReachable(now);
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
     setImmediate(() => {
@@ -228,13 +239,16 @@ class OutboxRelay implements Relay {
     if (limit <= 0) return;
     const page = await this.store.outbox.untold({ limit, ...(this.cursor ? { after: this.cursor } : {}), now });
     this.cursor = page.next;
-    for (const w of page.workflows) if (!this.inFlight.has(w.workflowId)) this.makeDue(w.workflowId, now);
+    for (const w of page.workflows)
+      if (!this.inFlight.has(w.workflowId) && this.makeDue(w.workflowId, now))
+        this.oldest.set(w.workflowId, w.oldestUntoldAt);
   }
 
   /** What this relay remembers of workflows only for a while: when it last told them, and their rests. */
   private forgetPast(now: number): void {
     for (const [id, at] of this.lastTold) if (now - at > this.intervalMs) this.lastTold.delete(id);
     for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
+    for (const id of this.oldest.keys()) if (!this.due.has(id) && !this.inFlight.has(id)) this.oldest.delete(id);
   }
 
   /** Starts rounds for the workflows that are due, quiet ones first, as far as the round limit allows. */
@@ -250,9 +264,10 @@ class OutboxRelay implements Relay {
       else next = Math.min(next, at);
     }
     // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns);
-    // among those, the ones woken in-process before the backlog the sweep found (oldest first, as found).
+    // among those, the ones woken in-process before the backlog the sweep found; the backlog oldest first.
     const rank = (id: string) => (this.lastTold.get(id) ?? 0) * 2 + (this.woken.has(id) ? 0 : 1);
-    ready.sort((a, b) => rank(a) - rank(b));
+    const age = (id: string) => this.oldest.get(id) ?? Number.MAX_SAFE_INTEGER;
+    ready.sort((a, b) => rank(a) - rank(b) || age(a) - age(b));
     const perRound = this.options.workflowsPerRound ?? 100;
     while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
     // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.
@@ -326,11 +341,12 @@ class OutboxRelay implements Relay {
     const { told, ended, untried, notTold } = byResult(signals, results);
     // Temporal itself out of reach or overloaded: everything waits, and nothing counts against the workflows.
     const outage =
-      notTold.length > 0 &&
-      (await this.isOutage(
-        notTold.map((n) => n.result.kind),
-        told.length,
-      ));
+      notTold.length > 0
+        ? await this.outageOf(
+            notTold.map((n) => n.result.kind),
+            told.length,
+          )
+        : undefined;
     const refused = outage ? [] : notTold.map(({ signal, result }) => this.refusal(signal, result, toldAt));
     const failed = outage ? [...notTold.map((n) => n.signal.workflowId), ...untried] : untried;
     try {
@@ -355,12 +371,14 @@ class OutboxRelay implements Relay {
     }
     for (const w of told) this.afterTold(w, toldAt, maxOutcomesPerSignal);
     if (told.length > 0) this.backoffMs = 0;
-    if (outage) this.pauseAll(failed);
+    if (outage) this.pauseAll(failed, outage === 'unreachable');
     else for (const id of untried) this.postpone(id, Date.now());
   }
 
   private afterTold(w: Signal, toldAt: number, maxOutcomesPerSignal: number): void {
     this.lastTold.set(w.workflowId, toldAt);
+    // What it has left untold is newer (the sweep finds it again); an ended one's goes with the next sweep.
+    this.oldest.delete(w.workflowId);
     if (w.refusals > 0) this.log.info('relay: a refused workflow was told again', { workflowId: w.workflowId });
     // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when its
     // last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
@@ -372,15 +390,36 @@ class OutboxRelay implements Relay {
    * Whether the round's failures say Temporal itself is down: an overloaded answer does; failures of no answer
    * in a round that told nothing do if the server does not answer a probe either.
    */
-  private async isOutage(failures: SignalFailure[], told: number): Promise<boolean> {
-    if (failures.includes('overloaded')) return true;
-    if (told > 0 || !failures.includes('unreachable')) return false;
+  private async outageOf(failures: SignalFailure[], told: number): Promise<'overloaded' | 'unreachable' | undefined> {
+    if (failures.includes('overloaded')) return 'overloaded';
+    if (told > 0 || !failures.includes('unreachable')) return undefined;
+    return (await this.isReachable()) ? undefined : 'unreachable';
+  }
+
+  private async isReachable(): Promise<boolean> {
     const { client } = this.options;
     try {
       await client.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => client.workflowService.getSystemInfo({}));
-      return false;
-    } catch {
       return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Ends the pause at once when the server answers a probe (at most one in flight, one per backoff step). */
+  private async resumeIfReachable(now: number): Promise<void> {
+    if (this.probing || now - this.lastProbe < FIRST_BACKOFF_MS) return;
+    this.probing = true;
+    this.lastProbe = now;
+    try {
+      if (!(await this.isReachable()) || this.closed) return;
+      // What waited for the pause's end is due now.
+      const until = this.pausedUntil;
+      for (const [id, at] of this.due) if (at === until) this.due.set(id, now);
+      this.pausedUntil = 0;
+      this.pump();
+    } finally {
+      this.probing = false;
     }
   }
 
@@ -413,8 +452,12 @@ class OutboxRelay implements Relay {
     this.due.set(workflowId, Math.max(current ?? at, at));
   }
 
-  /** Temporal or the store is out of reach: no round starts before a growing wait is over. */
-  private pauseAll(workflowIds: readonly string[]): void {
+  /**
+   * Temporal or the store is out of reach: no round starts before a growing wait is over (or, when Temporal did
+   * not answer, before it answers a probe again).
+   */
+  private pauseAll(workflowIds: readonly string[], temporalUnreachable = false): void {
+    this.pausedUnreachable = temporalUnreachable;
     const max = this.options.maxBackoffMs ?? 5000;
     this.backoffMs = Math.min(max, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
     this.pausedUntil = Date.now() + this.backoffMs;

@@ -146,10 +146,17 @@ export async function lazyClient(
     dataConverter: dataConverterFromEnv(env),
     interceptors: tracingClientInterceptors(),
     ...options,
-    connection: Connection.lazy(connectionOptions),
+    connection: Connection.lazy({ ...connectionOptions, channelArgs: RECONNECT_CHANNEL_ARGS }),
     namespace,
   });
 }
+
+/**
+ * While the server is down, try to reconnect every second at most: grpc-js backs off up to two minutes between
+ * attempts, so a relay (or any long-lived client) would stay away that long after Temporal is back (after a
+ * 3-minute outage, 47 s measured; after one minute, 20 s). An attempt a second costs nothing noticeable.
+ */
+export const RECONNECT_CHANNEL_ARGS = { 'grpc.max_reconnect_backoff_ms': 1000 };
 
 /** Resolves once the client's server answers (within the connection's 10 s connect timeout); else names it. */
 export async function ensureReachable(client: Client): Promise<void> {

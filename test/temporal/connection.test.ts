@@ -3,12 +3,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import {
   configuredAddress,
   connectClient,
   connectionSettings,
+  lazyClient,
+  RECONNECT_CHANNEL_ARGS,
   TemporalUnreachableError,
 } from '../../src/temporal/connection.js';
 import { connectWorkerConnection } from '../../src/temporal/worker-connection.js';
@@ -207,6 +210,15 @@ describe('connecting to the run-wide server', () => {
     expect(failure).toBeInstanceOf(TemporalUnreachableError);
     expect((failure as Error).message).toMatch(new RegExp(`^cannot connect to Temporal at ${closed} \\(`));
     expect((failure as Error).message).toContain('`msgflow dev` (from a checkout: `npm run msgflow -- dev`)');
+  });
+
+  it('tries to reconnect to a lost server every second at most (not on the SDK backoff of up to two minutes)', async () => {
+    const client = await lazyClient(envOf({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    try {
+      expect((client.connection as Connection).options.channelArgs).toMatchObject(RECONNECT_CHANNEL_ARGS);
+    } finally {
+      await client.connection.close();
+    }
   });
 
   it('connectWorkerConnection connects the native (worker) side', async () => {

@@ -270,6 +270,34 @@ describe('relay', () => {
     expect(signals.map((s) => s.workflowId)).toEqual(workflows);
   });
 
+  it('tells a backlog oldest first after an outage, however often the outage sent its rounds back', async () => {
+    const workflows = ids('sms-', 12).reverse();
+    for (const w of workflows) {
+      await store.register(w, [{ providerMessageId: `${w}m` }]);
+      await store.recordEvents([delivered(`${w}m`)]);
+      await sleep(2); // each recorded at a time of its own
+    }
+    let attempts = 0;
+    server.answers = false;
+    // Each call waits a while (for a connection) and fails while the server is down: meanwhile the sweep finds
+    // more of the backlog. A call waiting when the server returns goes through.
+    answer.current = async () => {
+      attempts++;
+      await sleep(20);
+      if (!server.answers) throw grpcError(4, 'DEADLINE_EXCEEDED: deadline exceeded');
+    };
+    // Fewer workflows in a round than in the backlog: each failed round goes back among the due ones.
+    relay({ workflowsPerRound: 2, rounds: 1, maxBackoffMs: 20, sweepMs: 5 });
+    // Two and a half times round the backlog: a relay that tells the rounds in the order they came back would
+    // start halfway through it.
+    await until(() => attempts >= 2.5 * workflows.length);
+    server.answers = true;
+    await until(() => signals.length === workflows.length);
+    // Round by round (a round's signals go out together).
+    const rounds = (order: string[]) => ids('', order.length / 2).map((_, i) => order.slice(2 * i, 2 * i + 2).sort());
+    expect(rounds(signals.map((s) => s.workflowId))).toEqual(rounds(workflows));
+  });
+
   it('tells a quiet workflow woken during a catch-up at once, in a round of its own', async () => {
     for (let w = 0; w < 30; w++) await store.register(`campaign-${w}`, [{ providerMessageId: `c${w}` }]);
     await store.register('otp', [{ providerMessageId: 'o0' }]);
@@ -486,6 +514,24 @@ describe('relay', () => {
       expect(signals.map((s) => s.workflowId)).toEqual(['quiet']);
       expect(await store.outbox.refusal('busy')).toMatchObject({ refusals: 1 });
       expect(await store.outbox.refusal('slow')).toMatchObject({ refusals: 1 });
+    });
+
+    it('a send woken while the relay is paused for an outage is told at once if Temporal is back', async () => {
+      await store.register('first', [{ providerMessageId: 'f0' }]);
+      await store.register('quiet', [{ providerMessageId: 'q0' }]);
+      server.answers = false;
+      answer.current = async () => {
+        throw grpcError(14, 'UNAVAILABLE: connection refused');
+      };
+      const r = relay({ sweepMs: 60_000 });
+      await receive(r, ['f0']);
+      await advance(20);
+      // Paused for 250 ms; Temporal comes back meanwhile, and a quiet send is woken.
+      server.answers = true;
+      answer.current = async () => {};
+      await receive(r, ['q0']);
+      await advance(50);
+      expect(signals.map((s) => s.workflowId).sort()).toEqual(['first', 'quiet']);
     });
 
     it('an overloaded Temporal (RESOURCE_EXHAUSTED for any other cause) pauses everything, counted against nobody', async () => {
