@@ -173,7 +173,7 @@ class OutboxRelay implements Relay {
       if (allFinal) this.allFinal.add(workflowId);
     }
     // Paused for an outage: a send woken now need not wait out the backoff if Temporal is back already.
-    if (now < this.pausedUntil && this.pausedUnreachable) void this.resumeIfReachable(now);
+    if (this.pausedUnreachable && now - this.lastProbe >= FIRST_BACKOFF_MS) void this.probe();
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
     setImmediate(() => {
@@ -255,7 +255,7 @@ class OutboxRelay implements Relay {
   private pump(): void {
     if (this.closed) return;
     const now = Date.now();
-    if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
+    if (this.isPaused(now)) return;
     const ready: string[] = [];
     let next = Infinity;
     for (const [id, at] of this.due) {
@@ -295,6 +295,14 @@ class OutboxRelay implements Relay {
       this.pump();
     });
     this.running.add(round);
+  }
+
+  /** Paused: pumps again when the pause is over, or once a probe says whether Temporal is back. */
+  private isPaused(now: number): boolean {
+    if (now < this.pausedUntil) this.wakeAt(this.pausedUntil);
+    else if (this.pausedUnreachable) void this.probe();
+    else return false;
+    return true;
   }
 
   private wakeAt(at: number): void {
@@ -406,21 +414,24 @@ class OutboxRelay implements Relay {
     }
   }
 
-  /** Ends the pause at once when the server answers a probe (at most one in flight, one per backoff step). */
-  private async resumeIfReachable(now: number): Promise<void> {
-    if (this.probing || now - this.lastProbe < FIRST_BACKOFF_MS) return;
+  /**
+   * While paused because Temporal did not answer, a probe decides instead of a round: one that answers ends the
+   * pause at once (what waited for its end is due now); one that does not extends it. So an outage loads no
+   * outcomes from the store, however long it lasts.
+   */
+  private async probe(): Promise<void> {
+    if (this.probing) return;
     this.probing = true;
-    this.lastProbe = now;
+    this.lastProbe = Date.now();
     try {
-      if (!(await this.isReachable()) || this.closed) return;
-      // What waited for the pause's end is due now.
-      const until = this.pausedUntil;
-      for (const [id, at] of this.due) if (at === until) this.due.set(id, now);
-      this.pausedUntil = 0;
-      this.pump();
+      const reachable = await this.isReachable();
+      if (this.closed) return;
+      if (reachable) this.endPause();
+      else if (Date.now() >= this.pausedUntil) this.extendPause();
     } finally {
       this.probing = false;
     }
+    this.pump();
   }
 
   /** A refused signal: its workflow rests for its backoff (in the store, for every relay); the slow lane is said. */
@@ -458,10 +469,22 @@ class OutboxRelay implements Relay {
    */
   private pauseAll(workflowIds: readonly string[], temporalUnreachable = false): void {
     this.pausedUnreachable = temporalUnreachable;
+    this.extendPause();
+    for (const id of workflowIds) this.postpone(id, this.pausedUntil);
+  }
+
+  /** What waited for the pause's end is due now. */
+  private endPause(): void {
+    const now = Date.now();
+    for (const [id, at] of this.due) if (at === this.pausedUntil) this.due.set(id, now);
+    this.pausedUntil = 0;
+    this.pausedUnreachable = false;
+  }
+
+  private extendPause(): void {
     const max = this.options.maxBackoffMs ?? 5000;
     this.backoffMs = Math.min(max, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
     this.pausedUntil = Date.now() + this.backoffMs;
-    for (const id of workflowIds) this.postpone(id, this.pausedUntil);
   }
 
   /**
