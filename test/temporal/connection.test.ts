@@ -212,7 +212,7 @@ describe('connecting to the run-wide server', () => {
     expect((failure as Error).message).toContain('`msgflow dev` (from a checkout: `npm run msgflow -- dev`)');
   });
 
-  it('tries to reconnect to a lost server every second at most (not on the SDK backoff of up to two minutes)', async () => {
+  it('tries to reconnect to a lost server twice a second (not on the SDK backoff of up to two minutes)', async () => {
     const client = await lazyClient(envOf({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
     try {
       expect((client.connection as Connection).options.channelArgs).toMatchObject(RECONNECT_CHANNEL_ARGS);
