@@ -214,7 +214,8 @@ class OutboxRelay implements Relay {
 
   /** The next page of the store's untold outcomes, oldest first, while there is room to hold their workflows. */
   private async sweep(): Promise<void> {
-    if (this.closed || this.sweeping || Date.now() < this.pausedUntil) return;
+    // Paused for the store, no; for Temporal, the sweep goes on: the backlog is held, oldest first, for its return.
+    if (this.closed || this.sweeping || (Date.now() < this.pausedUntil && !this.pausedUnreachable)) return;
     this.sweeping = true;
     try {
       const now = Date.now();

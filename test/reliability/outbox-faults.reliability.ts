@@ -7,6 +7,7 @@
  *   lost (each is in its workflow's signals in Temporal's history), the oldest workflows first.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SLOW_LANE_AFTER } from '../../src/ingress/relay.js';
 import {
@@ -42,7 +43,8 @@ const RELAY = { slowLaneMs: SLOW_LANE_MS, workflowsPerRound: 25, rounds: 2, call
  */
 const IN_ROUNDS = RELAY.workflowsPerRound * RELAY.rounds;
 /** The outage lasts until the relay made this many tries a backlog workflow (it may try the oldest again and again). */
-const TRIES_DURING_OUTAGE = 2;
+/** The outage goes on this long after the relay holds the backlog: several probes, each failing. */
+const OUTAGE_AFTER_HELD_MS = 5_000;
 
 describe('the outbox under faults', () => {
   let rig: OutboxRig;
@@ -95,13 +97,14 @@ describe('the outbox under faults', () => {
     try {
       await recordOutcomes(rig.store, plan.outcomes);
       expect((await rig.store.outbox.backlog()).untold).toBe(plan.outcomes.length);
+      // The relay found the outage with a round of the backlog, and then holds the whole backlog, probing the
+      // server meanwhile (its rounds went back among the others: the order they come back in must not matter).
       await waitFor(
-        () =>
-          plan.workflows.reduce((n, w) => n + rig.tries(w.workflowId), 0) >=
-          TRIES_DURING_OUTAGE * plan.workflows.length,
-        'the relay trying the backlog during the outage',
+        () => plan.workflows.some((w) => rig.tries(w.workflowId) > 0) && rig.relay.size() >= plan.workflows.length,
+        'the relay holding the backlog during the outage',
         { timeoutMs: 90_000, intervalMs: 200 },
       );
+      await sleep(OUTAGE_AFTER_HELD_MS);
       untoldSince = await Promise.all(
         plan.workflows.map(async (w) => (await waiterTimes(rig.store, w.workflowId, w.first)).untoldSince!),
       );
