@@ -140,10 +140,11 @@ describe('msgflow temporal server', () => {
 describe('msgflow conventions', () => {
   const { address, namespace } = inject('temporal');
 
-  it('prints its version from package.json', async () => {
+  it('prints its version from package.json, and the build id of its workflow code', async () => {
     const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
     const run = await msgflow(['--version'], cleanEnv());
-    expect(run).toMatchObject({ code: 0, stdout: `${version}\n` });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${version} (build ${run.stdout.match(/\(build ([0-9a-f]{12})\)/)?.[1]})\n`);
   });
 
   it('reaches Temporal through a temporal.toml profile, and prints one JSON document with --json', async () => {
