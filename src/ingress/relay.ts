@@ -266,9 +266,10 @@ class OutboxRelay implements Relay {
     }
     // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns);
     // among those, the ones woken in-process before the backlog the sweep found; the backlog oldest first.
-    const rank = (id: string) => (this.lastTold.get(id) ?? 0) * 2 + (this.woken.has(id) ? 0 : 1);
+    const lastTold = (id: string) => this.lastTold.get(id) ?? 0;
+    const swept = (id: string) => (this.woken.has(id) ? 0 : 1);
     const age = (id: string) => this.oldest.get(id) ?? Number.MAX_SAFE_INTEGER;
-    ready.sort((a, b) => rank(a) - rank(b) || age(a) - age(b));
+    ready.sort((a, b) => lastTold(a) - lastTold(b) || swept(a) - swept(b) || age(a) - age(b));
     const perRound = this.options.workflowsPerRound ?? 100;
     while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
     // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.

@@ -31,6 +31,7 @@ import {
   type UntoldPosition,
   type UntoldWorkflow,
   type WaiterOutcomes,
+  type WorkflowRefusal,
 } from './types.js';
 
 interface UntoldRow extends Pick<
@@ -109,14 +110,26 @@ function untoldReads({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox, 'un
     async refusal(workflowId) {
       checkText('workflowId', workflowId, 1000);
       const [row] = await driver.read((tx) =>
-        tx.all<{ refusals: number | string; refusal: string | null; retry_at: number | string }>(
-          'SELECT refusals, refusal, retry_at FROM relay_claims WHERE workflow_id = ? AND refusals > 0',
-          [workflowId],
-        ),
+        tx.all<RefusalColumns>('SELECT refusals, refusal, retry_at FROM relay_claims WHERE workflow_id = ?', [
+          workflowId,
+        ]),
       );
-      return row ? { refusals: Number(row.refusals), reason: row.refusal, retryAt: Number(row.retry_at) } : null;
+      return row ? refusalOf(row) : null;
     },
   };
+}
+
+/** A workflow's claim columns on why its outcomes wait (null where it has no claim). */
+export interface RefusalColumns {
+  refusals: number | string | null;
+  refusal: string | null;
+  retry_at: number | string | null;
+}
+
+/** The refusal a claim records: only while the workflow's last signal was refused. */
+export function refusalOf(row: RefusalColumns): WorkflowRefusal | null {
+  if (row.refusals === null || Number(row.refusals) === 0) return null;
+  return { refusals: Number(row.refusals), reason: row.refusal, retryAt: Number(row.retry_at) };
 }
 
 /** A relay's leases: claiming workflows with their untold outcomes, marking them told, letting idle claims go. */

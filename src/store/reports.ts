@@ -4,6 +4,7 @@
  * operator to read.
  */
 import type { SqlValue } from './driver.js';
+import { type RefusalColumns, refusalOf } from './outbox.js';
 import type { PersonalData } from './personal-data.js';
 import {
   checkId,
@@ -92,7 +93,7 @@ function messageLookups({ driver, personal }: StoreContext): Pick<MessageStore, 
             await tx.all<WaiterRow>(
               `SELECT w.workflow_id, w.registered_at, w.released_at, w.untold_since, w.told_at,
                       c.refusals, c.refusal, c.retry_at
-               FROM waiters w LEFT JOIN relay_claims c ON c.workflow_id = w.workflow_id AND c.refusals > 0
+               FROM waiters w LEFT JOIN relay_claims c ON c.workflow_id = w.workflow_id
                WHERE w.provider_message_id = ? ORDER BY w.workflow_id`,
               [providerMessageId],
             ),
@@ -180,29 +181,25 @@ function reportRow(personal: PersonalData, r: MessageRow): ReportRow {
   };
 }
 
-interface WaiterRow {
+interface WaiterRow extends RefusalColumns {
   workflow_id: string;
   registered_at: number | string;
   released_at: number | string | null;
   untold_since: number | string | null;
   told_at: number | string | null;
-  refusals: number | string | null;
-  refusal: string | null;
-  retry_at: number | string | null;
 }
 
 function waiterOf(w: WaiterRow): Waiter {
   const time = (value: number | string | null) => (value === null ? null : Number(value));
   const untoldSince = time(w.untold_since);
+  // Only while its outcome waits: a refusal of the workflow's signals is why.
+  const refused = untoldSince === null ? null : refusalOf(w);
   return {
     workflowId: w.workflow_id,
     registeredAt: Number(w.registered_at),
     releasedAt: time(w.released_at),
     untoldSince,
     toldAt: time(w.told_at),
-    // Only while its outcome waits: a refusal of the workflow's signals is why.
-    ...(untoldSince !== null && w.refusals !== null
-      ? { refused: { refusals: Number(w.refusals), reason: w.refusal, retryAt: Number(w.retry_at) } }
-      : {}),
+    ...(refused ? { refused } : {}),
   };
 }

@@ -89,6 +89,16 @@ async function until(done: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await done())) await sleep(5);
 }
 
+/** The describe's tests run on a fake clock: Date and the timers the relay sets. */
+function onFakeClock(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+}
+
 describe('relay', () => {
   let folder: string;
   let store: MessageStore;
@@ -161,12 +171,7 @@ describe('relay', () => {
   });
 
   describe('on a fake clock', () => {
-    beforeEach(() => {
-      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    });
-    afterEach(() => {
-      vi.useRealTimers();
-    });
+    onFakeClock();
     /** Moves the clock on until `n` signals were accepted. */
     const untilSignals = async (n: number) => {
       while (signals.length < n) await vi.advanceTimersByTimeAsync(10);
@@ -434,12 +439,7 @@ describe('relay', () => {
   });
 
   describe('a workflow whose signals Temporal refuses, on a fake clock', () => {
-    beforeEach(() => {
-      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    });
-    afterEach(() => {
-      vi.useRealTimers();
-    });
+    onFakeClock();
     /** Moves the clock on `ms`, 10 ms at a time. */
     const advance = async (ms: number) => {
       for (let t = 0; t < ms; t += 10) await vi.advanceTimersByTimeAsync(10);
