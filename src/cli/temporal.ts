@@ -6,15 +6,13 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DATA_DIR, parseEnv, TemporalEnv } from '../config.js';
 import { resolveTemporalCli } from '../temporal/cli.js';
 import { configuredAddress, connectClient, DEFAULT_NAMESPACE } from '../temporal/connection.js';
+import { GRPC_STATUS, grpcCodeOf } from '../temporal/grpc.js';
 import { startDevServer } from '../temporal/dev-server.js';
 import { registerSearchAttributes } from '../temporal/search-attribute-registration.js';
 import { ensureTemporalServer, TEMPORAL_SERVER_VERSION } from '../temporal/server-install.js';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
 import { type JsonFlag, printResult } from './common.js';
 import { untilStopSignal } from './signals.js';
-
-const GRPC_PERMISSION_DENIED = 7;
-const GRPC_UNIMPLEMENTED = 12;
 
 interface ServerOptions {
   port: number;
@@ -81,8 +79,8 @@ export function registerTemporalCommands(temporal: Command): void {
       try {
         await registerSearchAttributes(client.connection, namespace);
       } catch (error) {
-        const code = (error as { code?: number }).code;
-        if (code !== GRPC_PERMISSION_DENIED && code !== GRPC_UNIMPLEMENTED) throw error;
+        const code = grpcCodeOf(error);
+        if (code !== GRPC_STATUS.permissionDenied && code !== GRPC_STATUS.unimplemented) throw error;
         throw new Error(
           `The server refused to add search attributes (${(error as Error).message}). On Temporal Cloud, add them ` +
             `to namespace ${namespace} in the Cloud UI or with tcld: ${definitionsList()}`,

@@ -4,6 +4,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { GRPC_STATUS, type GrpcError, grpcErrorIn } from '../temporal/grpc.js';
 
 const { google, temporal } = proto;
 
@@ -17,7 +18,6 @@ export type SignalFailure =
   /** Temporal answered and refused this workflow's signal: that workflow waits out a backoff of its own. */
   | 'refused';
 
-const GRPC = { cancelled: 1, deadlineExceeded: 4, resourceExhausted: 8, unavailable: 14 } as const;
 const { ResourceExhaustedCause } = temporal.api.enums.v1;
 
 export function signalFailureOf(error: unknown): SignalFailure {
@@ -25,11 +25,11 @@ export function signalFailureOf(error: unknown): SignalFailure {
   const grpc = grpcErrorIn(error);
   if (!grpc) return 'refused';
   switch (grpc.code) {
-    case GRPC.unavailable:
-    case GRPC.deadlineExceeded:
-    case GRPC.cancelled:
+    case GRPC_STATUS.unavailable:
+    case GRPC_STATUS.deadlineExceeded:
+    case GRPC_STATUS.cancelled:
       return 'unreachable';
-    case GRPC.resourceExhausted:
+    case GRPC_STATUS.resourceExhausted:
       // One workflow taking too many updates or signals at once is its own; every other cause is Temporal's.
       return exhaustedCause(grpc) === ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW
         ? 'refused'
@@ -37,18 +37,6 @@ export function signalFailureOf(error: unknown): SignalFailure {
     default:
       return 'refused';
   }
-}
-
-interface GrpcError {
-  code: number;
-  metadata?: { get(key: string): unknown[] };
-}
-
-/** The gRPC error itself or the first in its chain of causes (the client wraps it in a ServiceError). */
-function grpcErrorIn(error: unknown): GrpcError | undefined {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (typeof (e as Error & Partial<GrpcError>).code === 'number') return e as Error & GrpcError;
-  return undefined;
 }
 
 function exhaustedCause(error: GrpcError): number | undefined {

@@ -8,6 +8,7 @@
 import type { WorkflowService } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { deploymentVersionSearchValue, MSGFLOW_WORKFLOW_TYPES } from '../definitions/versioning.js';
+import { GRPC_STATUS, grpcCodeOf } from './grpc.js';
 
 const { WorkerDeploymentVersionStatus, VersionDrainageStatus } = proto.temporal.api.enums.v1;
 
@@ -120,15 +121,13 @@ async function describeDeployment(service: WorkflowService, namespace: string, d
     if (!workerDeploymentInfo) throw new DeploymentNotFoundError(`no worker deployment ${deployment} in ${namespace}`);
     return workerDeploymentInfo;
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === GRPC_NOT_FOUND)
+    if (grpcCodeOf(error) === GRPC_STATUS.notFound)
       throw new DeploymentNotFoundError(
         `no worker deployment ${deployment} in namespace ${namespace}: no versioned msgflow worker has polled it yet`,
       );
     throw error;
   }
 }
-
-const GRPC_NOT_FOUND = 5;
 
 /** Open runs on a build, counted per msgflow workflow type (the count API groups by execution status only). */
 export async function runsOnBuild(

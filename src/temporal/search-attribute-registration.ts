@@ -3,14 +3,13 @@ import type { Connection } from '@temporalio/client';
 // A CommonJS module whose named exports Node's ESM loader cannot detect: take them off the default export.
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../definitions/search-attributes.js';
+import { GRPC_STATUS, grpcCodeOf } from './grpc.js';
 
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 const INDEXED_TYPES: Record<'Keyword', IndexedValueType> = {
   Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
 };
-
-const GRPC_ALREADY_EXISTS = 6;
 
 /**
  * Adds whichever of msgflow's search attributes `namespace` lacks. Safe to run any number of times and
@@ -38,6 +37,6 @@ export async function registerSearchAttributes(
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
   } catch (error) {
     // Another process registered them between our list and add: the goal is reached.
-    if ((error as { code?: number }).code !== GRPC_ALREADY_EXISTS) throw error;
+    if (grpcCodeOf(error) !== GRPC_STATUS.alreadyExists) throw error;
   }
 }

@@ -12,6 +12,7 @@ import type { MakeCurrentMode } from '../definitions/versioning.js';
 
 export type { MakeCurrentMode };
 import { type Logger, silentLogger } from '../log.js';
+import { GRPC_STATUS, grpcCodeOf } from './grpc.js';
 import { sleep } from '../sleep.js';
 
 export interface WorkerVersioning extends WorkerDeploymentVersion {
@@ -88,21 +89,13 @@ export async function currentRouting(
       chosen: !!routing?.currentDeploymentVersion?.buildId || !!routing?.currentVersionChangedTime,
     };
   } catch (error) {
-    if (grpcCode(error) === GRPC_NOT_FOUND) return { current: undefined, chosen: false };
+    if (grpcCodeOf(error) === GRPC_STATUS.notFound) return { current: undefined, chosen: false };
     throw error;
   }
 }
 
-const GRPC_NOT_FOUND = 5;
-const GRPC_FAILED_PRECONDITION = 9;
-
 /** The server has not seen this version's pollers yet: asking again shortly succeeds. */
 function notRegisteredYet(error: unknown): boolean {
-  const code = grpcCode(error);
-  return code === GRPC_NOT_FOUND || code === GRPC_FAILED_PRECONDITION;
-}
-
-function grpcCode(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
+  const code = grpcCodeOf(error);
+  return code === GRPC_STATUS.notFound || code === GRPC_STATUS.failedPrecondition;
 }
