@@ -43,6 +43,7 @@ const WORKFLOW_SAFE = [
   '^src/api/constants\\.ts$',
   '^src/api/segments\\.ts$',
   '^src/api/message-template\\.ts$',
+  '^src/api/input-rules\\.ts$',
   '^node_modules/@temporalio/(workflow|common)/',
 ];
 
@@ -84,7 +85,7 @@ module.exports = {
       severity: 'error',
       comment:
         'Workflow code is bundled and replayed: it may import workflows/, src/definitions, src/api/constants.ts, ' +
-        'src/api/segments.ts, src/api/message-template.ts and the workflow SDK. Types (activities, schemas) are fine: they are erased.',
+        'src/api/segments.ts, src/api/message-template.ts, src/api/input-rules.ts and the workflow SDK. Types (activities, schemas) are fine: they are erased.',
       from: { path: '^workflows/' },
       to: { pathNot: WORKFLOW_SAFE, dependencyTypesNot: ['type-only'] },
     },

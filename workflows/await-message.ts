@@ -4,21 +4,15 @@
  */
 import { condition } from '@temporalio/workflow';
 import { DEFAULT_WAIT_WINDOW_MS } from '../src/api/constants.js';
+import type { AwaitMessageInput } from '../src/api/workflow-io.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { FirstOutcomes } from './first-outcomes.js';
 import { awaitMessages, onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
 import { countMessageOutcomes } from './metrics.js';
-import { AWAIT_MESSAGE_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 
-export interface AwaitMessageInput {
-  providerMessageId: string;
-  /** How long to wait for a final status event before asking the provider (ms). */
-  waitWindowMs?: number;
-}
-
 export async function awaitMessage(input: AwaitMessageInput): Promise<MessageOutcome> {
-  checkFirstInput(AWAIT_MESSAGE_INPUT, input);
+  checkFirstInput('awaitMessage', input);
   const { providerMessageId, waitWindowMs } = input;
   const outcomes = new FirstOutcomes();
   const keep = (list: MessageOutcome[]) =>

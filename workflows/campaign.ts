@@ -13,14 +13,13 @@ import type { CampaignInput, CampaignResult } from '../src/api/campaign-io.js';
 import { tagForOperators } from './campaign-operators.js';
 import { CampaignRun } from './campaign-run.js';
 import { type CampaignState, nextStep } from './campaign-state.js';
-import { CAMPAIGN_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 import { keepInputForRetry } from './campaign-steps.js';
 
 export { CAMPAIGN_FAILURES } from './campaign-steps.js';
 
 export async function smsCampaign(input: CampaignInput, carried?: CampaignState): Promise<CampaignResult> {
-  checkFirstInput(CAMPAIGN_INPUT, input);
+  checkFirstInput('smsCampaign', input);
   const run = new CampaignRun(input, carried);
   run.answerSignalsQueriesAndUpdates();
   if (run.state.runs === 1) {

@@ -9,7 +9,6 @@ import { CONTACT_CHECK_DEFAULT_CONCURRENCY, CONTACT_CHECK_DEFAULT_PER_RUN } from
 import type { CheckContactsInput, CheckContactsResult, ContactCheck } from '../src/api/otp-io.js';
 import { contactsProgressQuery } from '../src/definitions/contacts.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
-import { CHECK_CONTACTS_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 
@@ -26,7 +25,7 @@ export async function checkContacts(
   input: CheckContactsInput,
   carry?: CheckContactsCarry,
 ): Promise<CheckContactsResult> {
-  checkFirstInput(CHECK_CONTACTS_INPUT, input);
+  checkFirstInput('checkContacts', input);
   // Either list may be left out of a start by type name, as the schema's input allows.
   const given: Partial<CheckContactsInput> = input;
   const pending: Array<{ kind: ContactCheck['kind']; value: string }> = [

@@ -5,15 +5,16 @@
  */
 import { ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../src/definitions/failure-types.js';
-import { describeProblem, type Shape } from '../src/definitions/input-shapes.js';
+import { describeProblem } from '../src/definitions/input-schema-check.js';
+import { inputProblem, type WorkflowInputType } from '../src/definitions/workflow-inputs.js';
 
 /** Runs recorded before the check replay without it. */
 const INPUT_CHECK_PATCH = 'input-checked';
 
-/** Fails the workflow, not retryably, when `input` does not have `shape`. A continued run is not checked again. */
-export function checkFirstInput(shape: Shape, input: unknown): void {
+/** Fails the workflow, not retryably, when `input` is not a good `type` input. A continued run is not checked again. */
+export function checkFirstInput(type: WorkflowInputType, input: unknown): void {
   if (workflowInfo().continuedFromExecutionRunId !== undefined) return;
   if (!patched(INPUT_CHECK_PATCH)) return;
-  const found = shape(input, '');
+  const found = inputProblem(type, input);
   if (found) throw ApplicationFailure.nonRetryable(describeProblem(found), FAILURE_TYPES.invalidInput);
 }

@@ -65,11 +65,10 @@ import {
   textSettled,
   verifyRefusal,
 } from './otp-state.js';
-import { OTP_VERIFICATION_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 
 export async function otpVerification(input: OtpVerificationInput): Promise<OtpVerificationResult> {
-  checkFirstInput(OTP_VERIFICATION_INPUT, input);
+  checkFirstInput('otpVerification', input);
   const session = openSession(input);
   answerQueriesAndUpdates(session);
 

@@ -11,7 +11,6 @@ import type { SendSmsInput, SendSmsResult } from '../src/api/workflow-io.js';
 import type { MessageOutcome } from '../src/definitions/message-outcomes.js';
 import { INTERACTIVE_PRIORITY, providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
-import { SEND_SMS_INPUT } from '../src/definitions/workflow-inputs.js';
 import { FirstOutcomes } from './first-outcomes.js';
 import { checkFirstInput } from './input-check.js';
 import { onMessageOutcomes, releaseMessages, settleOpenMessages } from './message-outcomes.js';
@@ -23,7 +22,7 @@ import { checksSuppressionList, screenRecipients, unscreened } from './suppressi
 const ONCE_PER_NUMBER_PATCH = 'sms-once-per-number';
 
 export async function sendSms(input: SendSmsInput): Promise<SendSmsResult> {
-  checkFirstInput(SEND_SMS_INPUT, input);
+  checkFirstInput('sendSms', input);
   const { recipients, duplicates } = patched(ONCE_PER_NUMBER_PATCH)
     ? onceEach(input.recipients)
     : { recipients: input.recipients, duplicates: [] };

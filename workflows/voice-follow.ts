@@ -10,7 +10,6 @@ import { isFinalVoiceStatus, VOICE_CALL_DEFAULTS } from '../src/api/constants.js
 import type { FollowVoiceCallInput, FollowVoiceCallResult } from '../src/api/otp-io.js';
 import { SA } from '../src/definitions/search-attributes.js';
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
-import { FOLLOW_VOICE_CALL_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 import { callPoller, lastLook } from './voice-polling.js';
 
@@ -18,7 +17,7 @@ import { callPoller, lastLook } from './voice-polling.js';
 export const FOLLOW_DEADLINE_MS = 5 * 60 * 1000;
 
 export async function followVoiceCall(input: FollowVoiceCallInput): Promise<FollowVoiceCallResult> {
-  checkFirstInput(FOLLOW_VOICE_CALL_INPUT, input);
+  checkFirstInput('followVoiceCall', input);
   const { callId, deadlineMs = FOLLOW_DEADLINE_MS } = input;
   const queue = providerTaskQueue(workflowInfo().taskQueue);
   const poller = callPoller(queue, deadlineMs, VOICE_CALL_DEFAULTS.pollInitialMs, VOICE_CALL_DEFAULTS.pollMaxMs);

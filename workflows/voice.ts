@@ -20,11 +20,10 @@ import { VOICE_CALL_NOT_FINAL } from '../src/definitions/voice.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { PROVIDER_ACTIVITY_OPTIONS } from './options.js';
 import { callPoller, lastLook } from './voice-polling.js';
-import { VOICE_CALL_INPUT } from '../src/definitions/workflow-inputs.js';
 import { checkFirstInput } from './input-check.js';
 
 export async function voiceCall(input: VoiceCallInput): Promise<VoiceCallResult> {
-  checkFirstInput(VOICE_CALL_INPUT, input);
+  checkFirstInput('voiceCall', input);
   const {
     deadlineMs = VOICE_CALL_DEFAULTS.deadlineMs,
     pollInitialMs = VOICE_CALL_DEFAULTS.pollInitialMs,

@@ -11,14 +11,13 @@ import {
 import { z } from 'zod';
 import { Currency, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import {
-  CAMPAIGN_DEFAULTS,
   MAX_INLINE_RECIPIENTS,
   MAX_MESSAGE_LENGTH,
   MAX_RECIPIENTS_PER_REQUEST,
   MAX_OUTSTANDING,
   RECIPIENT_TIME_ZONE,
 } from './constants.js';
-import { parseTemplate, uniformText } from './message-template.js';
+import { CAMPAIGN_RULES, MESSAGE_TEMPLATE_RULES, refineWith, SEND_WINDOW_RULES } from './input-rules.js';
 import { TeamName } from './team-weights.js';
 import { isTimeZone, NOT_A_TIME_ZONE } from './time-zone.js';
 
@@ -94,7 +93,7 @@ const Column = z.string().min(1).max(100);
 export const CsvDelimiter = z
   .string()
   .length(1, 'must be one character, e.g. ; or a tab')
-  .refine((c) => !/["\r\n]/.test(c), 'cannot be a quote or a line break');
+  .regex(/^[^"\r\n]$/, 'cannot be a quote or a line break');
 
 /**
  * Where the recipients come from. `inline`: listed in the input (small campaigns). `file`/`url`: a CSV
@@ -112,18 +111,14 @@ export const AudienceSource = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('file'),
     /** Absolute path as the worker sees it. */
-    path: z
-      .string()
-      .min(1)
-      .max(4096)
-      .refine((p) => p.startsWith('/'), 'must be an absolute path (the worker reads it)'),
+    path: z.string().min(1).max(4096).regex(/^\//, 'must be an absolute path (the worker reads it)'),
     format: AudienceFormat.optional(),
     column: Column.optional(),
     delimiter: CsvDelimiter.optional(),
   }),
   z.strictObject({
     type: z.literal('url'),
-    url: z.url({ protocol: /^https?$/ }),
+    url: z.url({ protocol: /^https?$/ }).regex(/^https?:\/\/[^\s/]+/, 'must be an http(s) URL'),
     format: AudienceFormat.optional(),
     column: Column.optional(),
     delimiter: CsvDelimiter.optional(),
@@ -162,11 +157,7 @@ export const SendWindow = z
     /** With `timeZone: 'recipient'`: the zone of a recipient without one (no field, a country of several zones). */
     defaultTimeZone: TimeZone.optional(),
   })
-  .refine((w) => w.start !== w.end, { message: 'start and end must differ', path: ['end'] })
-  .refine((w) => w.timeZone === RECIPIENT_TIME_ZONE || (!w.timeZoneField && !w.defaultTimeZone), {
-    message: "timeZoneField and defaultTimeZone need timeZone: 'recipient'",
-    path: ['timeZone'],
-  });
+  .superRefine(refineWith(SEND_WINDOW_RULES));
 export type SendWindow = z.infer<typeof SendWindow>;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -177,10 +168,7 @@ export const MessageTemplate = z
   .string()
   .min(1)
   .max(MAX_MESSAGE_LENGTH)
-  .superRefine((message, context) => {
-    const parsed = parseTemplate(message);
-    if (!parsed.ok) context.addIssue({ code: 'custom', message: parsed.reason });
-  });
+  .superRefine(refineWith(MESSAGE_TEMPLATE_RULES));
 
 export const CampaignInput = z
   .strictObject({
@@ -206,22 +194,7 @@ export const CampaignInput = z
     /** Who the campaign sends for: teams on one token share its requests by weight (default team `default`). */
     team: TeamName.optional(),
   })
-  .refine((c) => c.audience.type !== 'inline' || c.sendWindow?.timeZone !== RECIPIENT_TIME_ZONE, {
-    message: "timeZone 'recipient' needs a file, URL or loader audience (each recipient's zone is found as it is read)",
-    path: ['sendWindow', 'timeZone'],
-  })
-  .refine((c) => c.audience.type !== 'inline' || uniformText(c.message) !== null, {
-    message:
-      'has {placeholders}, but an inline audience has only numbers: use a file, URL or loader audience with those fields',
-    path: ['message'],
-  })
-  .refine(
-    (c) => (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) >= (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize),
-    {
-      message: 'must be at least chunkSize',
-      path: ['maxOutstanding'],
-    },
-  );
+  .superRefine(refineWith(CAMPAIGN_RULES));
 export type CampaignInput = z.infer<typeof CampaignInput>;
 
 /**

@@ -34,7 +34,7 @@ function isValidInternational(digits: string): boolean {
 /** Recipient number as the spec's send requests take it: international format, digits only. */
 export const RecipientNumber = z
   .string()
-  .regex(RECIPIENT_DIGITS, 'must be an international number, digits only, e.g. 2348012345678')
+  .regex(RECIPIENT_DIGITS, 'not a phone number (international digits, e.g. 2348012345678)')
   .refine(isValidInternational, 'is not a valid phone number')
   .meta({ description: 'International format, digits only (no leading +)', example: '2348012345678' });
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { EmailVerifyRequest, LookupRequest } from './checks.js';
 import { Currency, Id, MinorUnits, RecipientNumber, SenderId } from './common.js';
 import { CONTACT_CHECK_MAX, PROVIDER_OTP_TTL, SEALED_CODE_PATTERN } from './constants.js';
+import { CHECK_CONTACTS_RULES, OTP_CHANNELS_RULES, refineWith } from './input-rules.js';
 import { OtpChannel, OtpSendRequest, OtpVerifyRequest, OtpVerifyStatus } from './otp.js';
 import { VoiceSendRequest, VoiceStatus } from './voice.js';
 
@@ -61,12 +62,7 @@ export const OtpVerificationInput = z.strictObject({
    * the text is not delivered, or when `channelTimeoutSeconds` pass after it without a verification. Default
    * `["sms"]`. Each channel is used at most once per session.
    */
-  channels: z
-    .array(OtpChannel)
-    .min(1)
-    .refine((c) => c[0] === 'sms', 'the first channel must be sms (the text that starts the session)')
-    .refine((c) => new Set(c).size === c.length, 'each channel may be named once')
-    .optional(),
+  channels: z.array(OtpChannel).min(1).superRefine(refineWith(OTP_CHANNELS_RULES)).optional(),
   /** How long after a delivered text the next channel waits for a verification. Default 30. */
   channelTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
 });
@@ -223,11 +219,7 @@ export const CheckContactsInput = z
     /** Checks per run before continuing as new (keeps each history short). Default 500. */
     checksPerRun: z.number().int().min(1).max(CONTACT_CHECK_MAX).optional(),
   })
-  .refine((i) => i.numbers.length + i.emails.length > 0, 'give at least one number or email')
-  .refine(
-    (i) => i.numbers.length + i.emails.length <= CONTACT_CHECK_MAX,
-    `at most ${CONTACT_CHECK_MAX} contacts per check`,
-  );
+  .superRefine(refineWith(CHECK_CONTACTS_RULES));
 export type CheckContactsInput = z.output<typeof CheckContactsInput>;
 
 /** Why a contact is not worth sending to (or, for `disposable`, why it is risky though valid). */

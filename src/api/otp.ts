@@ -29,7 +29,7 @@ export const OtpSendRequest = z
       .string()
       .min(6)
       .max(300)
-      .refine((t) => t.includes('{code}'), 'must contain the {code} placeholder')
+      .regex(/\{code\}/, 'must contain the {code} placeholder')
       .optional()
       .meta({ description: "Message text, or the call's script; {code} is replaced by the code" }),
     language: VoiceLanguage.optional().meta({ description: 'Language of a voice call (default en-US)' }),

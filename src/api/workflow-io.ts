@@ -23,6 +23,14 @@ export const SendSmsInput = z.strictObject({
 });
 export type SendSmsInput = z.infer<typeof SendSmsInput>;
 
+/** `awaitMessage`: waits for the final state of one provider message, whoever sent it. */
+export const AwaitMessageInput = z.strictObject({
+  providerMessageId: Id,
+  /** How long to wait for a final status event before asking the provider (ms). Default 6 h. */
+  waitWindowMs: Duration.optional(),
+});
+export type AwaitMessageInput = z.infer<typeof AwaitMessageInput>;
+
 export const MessageResult = z.object({
   provider_message_id: Id,
   mobile_number: PlusNumber,

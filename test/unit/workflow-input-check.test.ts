@@ -1,7 +1,8 @@
 /**
- * The workflows' own input check (src/definitions/workflow-inputs.ts, no zod) gives the zod schema's verdict
- * on every sample; where only libphonenumber or Intl can tell (a well-shaped number that is not a real one,
- * an unknown time zone), the shape check lets it through and the activities refuse it.
+ * The workflows' own input check (the JSON Schema generated from each input's zod schema, then the rules of
+ * src/api/input-rules.ts, all without zod) gives the zod schema's verdict on every sample; where only
+ * libphonenumber or Intl can tell (a well-shaped number that is not a real one, an unknown time zone), the
+ * check lets it through and the activities refuse it.
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -12,24 +13,17 @@ import {
   OtpVerificationInput,
   VoiceCallInput,
 } from '../../src/api/otp-io.js';
-import { SendSmsInput } from '../../src/api/workflow-io.js';
-import { describeProblem, type Shape } from '../../src/definitions/input-shapes.js';
-import {
-  CAMPAIGN_INPUT,
-  CHECK_CONTACTS_INPUT,
-  OTP_VERIFICATION_INPUT,
-  SEND_SMS_INPUT,
-  VOICE_CALL_INPUT,
-  FOLLOW_VOICE_CALL_INPUT,
-} from '../../src/definitions/workflow-inputs.js';
+import { AwaitMessageInput, SendSmsInput } from '../../src/api/workflow-io.js';
+import { describeProblem } from '../../src/definitions/input-schema-check.js';
+import { inputProblem, type WorkflowInputType } from '../../src/definitions/workflow-inputs.js';
 
 const number = '2348012345678';
 const many = (n: number) => Array.from({ length: n }, (_, i) => `23480123${String(i).padStart(5, '0')}`);
 const garbage: unknown[] = ['garbage', null, 42, [], true];
 
-function sameVerdict(schema: z.ZodType, shape: Shape, samples: unknown[]) {
+function sameVerdict(schema: z.ZodType, type: WorkflowInputType, samples: unknown[]) {
   for (const sample of samples) {
-    const found = shape(sample, '');
+    const found = inputProblem(type, sample);
     expect(found === undefined, `${JSON.stringify(sample)?.slice(0, 200)} → ${found && describeProblem(found)}`).toBe(
       schema.safeParse(sample).success,
     );
@@ -38,9 +32,9 @@ function sameVerdict(schema: z.ZodType, shape: Shape, samples: unknown[]) {
 
 const sms = { recipients: [number], sender: 'ACME', message: 'Hello' };
 
-describe('workflow input shapes', () => {
+describe('workflow input check', () => {
   it('sendSms: the same verdict as SendSmsInput', () => {
-    sameVerdict(SendSmsInput, SEND_SMS_INPUT, [
+    sameVerdict(SendSmsInput, 'sendSms', [
       sms,
       { ...sms, recipients: many(50) },
       { ...sms, recipients: many(51) },
@@ -65,7 +59,7 @@ describe('workflow input shapes', () => {
   });
 
   it('names the field and the rule', () => {
-    const problem = (input: unknown) => describeProblem(SEND_SMS_INPUT(input, '')!);
+    const problem = (input: unknown) => describeProblem(inputProblem('sendSms', input)!);
     expect(problem({ ...sms, recipients: many(60) })).toBe('recipients: at most 50');
     expect(problem({ ...sms, recipients: ['not a number'] })).toMatch(/^recipients\[0\]: not a phone number/);
     expect(problem('garbage')).toBe('input: must be an object');
@@ -75,13 +69,13 @@ describe('workflow input shapes', () => {
 
   it('leaves a well-shaped number that is not a real one to the activity', () => {
     const shaped = { ...sms, recipients: ['1234567'] };
-    expect(SEND_SMS_INPUT(shaped, '')).toBeUndefined();
+    expect(inputProblem('sendSms', shaped)).toBeUndefined();
     expect(SendSmsInput.safeParse(shaped).success).toBe(false);
   });
 
   it('otpVerification: the same verdict as OtpVerificationInput', () => {
     const otp = { purpose: 'login', recipient: number };
-    sameVerdict(OtpVerificationInput, OTP_VERIFICATION_INPUT, [
+    sameVerdict(OtpVerificationInput, 'otpVerification', [
       otp,
       { ...otp, purpose: 'Login' },
       { ...otp, recipient: 'abc' },
@@ -102,7 +96,7 @@ describe('workflow input shapes', () => {
 
   it('voiceCall: the same verdict as VoiceCallInput', () => {
     const call = { recipient: number, message: 'Your code is 1 2 3' };
-    sameVerdict(VoiceCallInput, VOICE_CALL_INPUT, [
+    sameVerdict(VoiceCallInput, 'voiceCall', [
       call,
       { ...call, language: 'fr-FR', repeat: 3, deadlineMs: 60_000 },
       { ...call, language: 'french' },
@@ -115,7 +109,7 @@ describe('workflow input shapes', () => {
   });
 
   it('followVoiceCall: the same verdict as FollowVoiceCallInput', () => {
-    sameVerdict(FollowVoiceCallInput, FOLLOW_VOICE_CALL_INPUT, [
+    sameVerdict(FollowVoiceCallInput, 'followVoiceCall', [
       { callId: 'call_1' },
       { callId: 'call_1', deadlineMs: 60_000 },
       { callId: '' },
@@ -128,7 +122,7 @@ describe('workflow input shapes', () => {
   });
 
   it('checkContacts: the same verdict as CheckContactsInput', () => {
-    sameVerdict(CheckContactsInput, CHECK_CONTACTS_INPUT, [
+    sameVerdict(CheckContactsInput, 'checkContacts', [
       { numbers: [number] },
       { emails: ['a@example.com'] },
       { numbers: [], emails: [] },
@@ -141,11 +135,50 @@ describe('workflow input shapes', () => {
     ]);
   });
 
+  it('awaitMessage: the same verdict as AwaitMessageInput', () => {
+    sameVerdict(AwaitMessageInput, 'awaitMessage', [
+      { providerMessageId: 'msg_1' },
+      { providerMessageId: 'msg_1', waitWindowMs: 60_000 },
+      { providerMessageId: '' },
+      { providerMessageId: 'msg_1', waitWindowMs: 0 },
+      { providerMessageId: 'msg_1', extra: 1 },
+      {},
+      ...garbage,
+    ]);
+  });
+
+  it('names the field of a rule across fields, as zod does, with the same message', () => {
+    const campaign = { sender: 'ACME', message: 'Hi', audience: { type: 'inline', recipients: [number] } };
+    const window = { start: '08:00', end: '08:00', timeZone: 'Africa/Lagos' };
+    const cases: Array<[WorkflowInputType, z.ZodType, unknown, string]> = [
+      ['smsCampaign', CampaignInput, { ...campaign, chunkSize: 100, maxOutstanding: 99 }, 'maxOutstanding'],
+      ['smsCampaign', CampaignInput, { ...campaign, message: 'Hi {name}' }, 'message'],
+      ['smsCampaign', CampaignInput, { ...campaign, message: 'Hi {name' }, 'message'],
+      ['smsCampaign', CampaignInput, { ...campaign, sendWindow: window }, 'sendWindow.end'],
+      [
+        'otpVerification',
+        OtpVerificationInput,
+        { purpose: 'login', recipient: number, channels: ['voice'] },
+        'channels',
+      ],
+      ['checkContacts', CheckContactsInput, {}, ''],
+    ];
+    for (const [type, schema, input, path] of cases) {
+      const found = inputProblem(type, input);
+      const issues = schema.safeParse(input).error?.issues ?? [];
+      expect(found, JSON.stringify(input)).toEqual({ path, message: issues[0]?.message });
+      expect(issues.map((i) => i.path.join('.'))).toEqual([path]);
+    }
+    expect(describeProblem(inputProblem('smsCampaign', cases[0]![2])!)).toBe(
+      'maxOutstanding: must be at least chunkSize',
+    );
+  });
+
   it('smsCampaign: the same verdict as CampaignInput', () => {
     const campaign = { sender: 'ACME', message: 'Hi', audience: { type: 'inline', recipients: [number] } };
     const file = { type: 'file', path: '/data/customers.csv' };
     const window = { start: '08:00', end: '20:00', timeZone: 'Africa/Lagos' };
-    sameVerdict(CampaignInput, CAMPAIGN_INPUT, [
+    sameVerdict(CampaignInput, 'smsCampaign', [
       campaign,
       { ...campaign, audience: { type: 'inline', recipients: [] } },
       { ...campaign, audience: { type: 'inline', recipients: ['x'.repeat(65)] } },

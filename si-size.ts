@@ -1,0 +1,3 @@
+import { bundleMsgflowWorkflows } from './src/worker.js';
+const { code } = await bundleMsgflowWorkflows();
+console.log('bundle bytes', code.length);
