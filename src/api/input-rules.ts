@@ -96,7 +96,7 @@ export const CAMPAIGN_RULES: readonly InputRule<CampaignFields>[] = [
         )
       : undefined,
   (c) =>
-    c.audience.type === 'inline' && uniformText(c.message) === null
+    c.audience.type === 'inline' && parseTemplate(c.message).ok && uniformText(c.message) === null
       ? problem(
           'message',
           'has {placeholders}, but an inline audience has only numbers: use a file, URL or loader audience with those fields',

@@ -1,3 +1,0 @@
-import { bundleMsgflowWorkflows } from './src/worker.js';
-const { code } = await bundleMsgflowWorkflows();
-console.log('bundle bytes', code.length);
