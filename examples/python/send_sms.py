@@ -2,14 +2,16 @@
 
 msgflow encrypts every Temporal payload. Rather than reimplementing its encryption, this client sends each
 payload to the codec endpoint's `/encode` (before it goes to Temporal) and `/decode` (after it comes back),
-with the codec token as a bearer token. The settings come from the environment, else from `.data/dev.env`
-(what `msgflow dev` writes), plus MSGFLOW_CODEC_URL:
+with the codec token as a bearer token. The input is checked first against msgflow's published JSON Schema
+(schemas/workflow-inputs/sendSms.json), so a bad one is named here, before anything starts. The settings come
+from the environment, else from `.data/dev.env` (what `msgflow dev` writes), plus MSGFLOW_CODEC_URL:
 
     TEMPORAL_ADDRESS     127.0.0.1:7233        TEMPORAL_NAMESPACE   default
     MSGFLOW_TASK_QUEUE   msgflow               MSGFLOW_CODEC_URL    http://127.0.0.1:4030
     MSGFLOW_CODEC_TOKEN  (required)
 
-Usage: python send_sms.py <number> [<message>]   — prints the result as JSON; exits 1 unless delivered.
+Usage: python send_sms.py <number> [<message>]   — prints the result as JSON; exits 1 unless delivered,
+2 when the input breaks the schema.
 """
 
 import asyncio
@@ -20,14 +22,17 @@ import sys
 import urllib.request
 import uuid
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
+import jsonschema
 import temporalio.converter
 from google.protobuf.json_format import MessageToDict, ParseDict
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.converter import PayloadCodec
+
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "workflow-inputs" / "sendSms.json"
 
 
 def settings() -> dict:
@@ -69,7 +74,23 @@ class RemoteCodec(PayloadCodec):
         return await asyncio.to_thread(self._call, "decode", payloads)
 
 
+def input_problem(workflow_input: dict) -> Optional[str]:
+    """The first way the input breaks msgflow's published schema, naming the field; None when it holds."""
+    schema = json.loads(SCHEMA.read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(workflow_input))
+    if error is None:
+        return None
+    field = ".".join(str(part) for part in error.absolute_path) or "input"
+    # msgflow's schemas carry zod's message for a pattern beside it (`patternMessage`): clearer than the regex.
+    return f"{field}: {error.schema.get('patternMessage', error.message)}"
+
+
 async def main(number: str, message: str) -> int:
+    workflow_input = {"recipients": [number], "sender": "ACME", "message": message}
+    problem = input_problem(workflow_input)
+    if problem:
+        print(f"bad input: {problem}", file=sys.stderr)
+        return 2
     env = settings()
     token = env.get("MSGFLOW_CODEC_TOKEN", "").split(",")[0]
     if not token:
@@ -84,7 +105,7 @@ async def main(number: str, message: str) -> int:
     # The key makes the start idempotent: the same id finds the same workflow and never sends twice.
     handle = await client.start_workflow(
         "sendSms",
-        {"recipients": [number], "sender": "ACME", "message": message},
+        workflow_input,
         id=f"sms:python-{uuid.uuid4()}",
         task_queue=env.get("MSGFLOW_TASK_QUEUE", "msgflow"),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
