@@ -164,7 +164,7 @@ interface Account {
   balance: { balance: number; spendCap: number | null; spentThisMonth: number };
 }
 
-/** Records the estimate, and fails the pre-flight when the balance or the spend cap cannot cover it. */
+/** Records the estimate, and fails the pre-flight when it is over maxCost, the balance or the spend cap. */
 function checkEstimate(
   state: CampaignState,
   input: CampaignInput,
@@ -194,6 +194,9 @@ function checkEstimate(
       nonRetryable: true,
       details: [state.estimate],
     });
+  if (input.maxCost !== undefined && cost > input.maxCost) {
+    throw failure(`over maxCost: the campaign needs about ${need}, its maxCost is ${input.maxCost}`);
+  }
   if (cost > balance.balance) {
     throw failure(`insufficient balance: the campaign needs about ${need}, the balance is ${balance.balance}`);
   }

@@ -185,6 +185,8 @@ export const CampaignInput = z
     waitWindowMs: Millis.optional(),
     /** Validate, estimate the cost and check the balance before sending anything. Default true. */
     preflight: z.boolean().optional(),
+    /** The most this campaign may cost (minor units of the account's currency): pre-flight fails above it. */
+    maxCost: MinorUnits.optional(),
     /** Messages awaiting their final state before sending pauses (default and most 10,000; at least `chunkSize`). */
     maxOutstanding: z.number().int().min(1).max(MAX_OUTSTANDING).optional(),
     /** Country (ISO 3166-1 alpha-2, e.g. NG) in which audience numbers written in local form are read. */

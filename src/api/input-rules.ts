@@ -84,6 +84,8 @@ interface CampaignFields {
   sendWindow?: { timeZone: string };
   chunkSize?: number;
   maxOutstanding?: number;
+  preflight?: boolean;
+  maxCost?: number;
 }
 
 /** Rules across the campaign's fields (its message's and send window's own rules are theirs). */
@@ -105,6 +107,10 @@ export const CAMPAIGN_RULES: readonly InputRule<CampaignFields>[] = [
   (c) =>
     (c.maxOutstanding ?? CAMPAIGN_DEFAULTS.maxOutstanding) < (c.chunkSize ?? CAMPAIGN_DEFAULTS.chunkSize)
       ? problem('maxOutstanding', 'must be at least chunkSize')
+      : undefined,
+  (c) =>
+    c.maxCost !== undefined && c.preflight === false
+      ? problem('maxCost', 'needs the pre-flight estimate: leave preflight on')
       : undefined,
 ];
 

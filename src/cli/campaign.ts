@@ -63,6 +63,7 @@ export interface CampaignFlags {
   defaultTimeZone?: string;
   waitWindow?: number;
   preflight?: boolean;
+  maxCost?: number;
   maxOutstanding?: number;
   team?: string;
 }
@@ -138,6 +139,11 @@ export function addCampaignOptions(command: Command, { required }: { required: b
     )
     .option('--no-preflight', 'skip the cost estimate and balance check (personal texts and zones are still checked)')
     .option(
+      '--max-cost <minor units>',
+      "fail the pre-flight when the estimate is above it (minor units of the account's currency)",
+      positiveInt('--max-cost'),
+    )
+    .option(
       '--max-outstanding <n>',
       'messages awaiting a final state before sending pauses',
       positiveInt('--max-outstanding'),
@@ -156,6 +162,7 @@ export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown
   if (flags.chunksInFlight !== undefined) fields.chunksInFlight = flags.chunksInFlight;
   if (flags.waitWindow !== undefined) fields.waitWindowMs = flags.waitWindow;
   if (flags.preflight === false) fields.preflight = false;
+  if (flags.maxCost !== undefined) fields.maxCost = flags.maxCost;
   if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;
   if (flags.defaultCountry !== undefined) fields.defaultCountry = flags.defaultCountry;
   if (flags.team !== undefined) fields.team = flags.team;

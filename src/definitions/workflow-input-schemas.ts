@@ -168,6 +168,12 @@ export const WORKFLOW_INPUT_SCHEMAS: Record<WorkflowInputType, JsonSchema> = {
       },
       waitWindowMs: { type: 'integer', exclusiveMinimum: 0, maximum: 2592000000 },
       preflight: { type: 'boolean' },
+      maxCost: {
+        type: 'integer',
+        minimum: -9007199254740991,
+        maximum: 9007199254740991,
+        description: 'Integer amount in minor units (e.g. cents)',
+      },
       maxOutstanding: { type: 'integer', minimum: 1, maximum: 10000 },
       defaultCountry: {
         type: 'string',

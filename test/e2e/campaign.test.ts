@@ -308,7 +308,7 @@ describe('smsCampaign', () => {
   });
 
   it(
-    'fails early, sending nothing, when the balance or the spend cap cannot cover the estimate; may start again',
+    'fails early, sending nothing, when the estimate is over maxCost, the balance or the spend cap; may start again',
     { timeout: 60_000 },
     async () => {
       const before = await smsCharges(stack);
@@ -322,6 +322,20 @@ describe('smsCampaign', () => {
         cause: {
           type: 'CampaignPreflightFailed',
           message: expect.stringMatching(/^insufficient balance: the campaign needs about 150000 USD/),
+        },
+      });
+
+      const overMaxCost = await stack.msgflow.startCampaign({
+        sender: 'ACME',
+        message: 'hi',
+        audience: { type: 'inline', recipients: numbers(5, 400) },
+        maxCost: 14, // five recipients at 3 a segment cost 15
+      });
+      await expect(overMaxCost.result()).rejects.toMatchObject({
+        cause: {
+          type: 'CampaignPreflightFailed',
+          message:
+            'over maxCost: the campaign needs about 15 USD minor units (5 recipients × 1 segment(s) × 3), its maxCost is 14',
         },
       });
 

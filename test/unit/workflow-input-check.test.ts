@@ -152,6 +152,7 @@ describe('workflow input check', () => {
     const window = { start: '08:00', end: '08:00', timeZone: 'Africa/Lagos' };
     const cases: Array<[WorkflowInputType, z.ZodType, unknown, string]> = [
       ['smsCampaign', CampaignInput, { ...campaign, chunkSize: 100, maxOutstanding: 99 }, 'maxOutstanding'],
+      ['smsCampaign', CampaignInput, { ...campaign, maxCost: 500, preflight: false }, 'maxCost'],
       ['smsCampaign', CampaignInput, { ...campaign, message: 'Hi {name}' }, 'message'],
       ['smsCampaign', CampaignInput, { ...campaign, message: 'Hi {name' }, 'message'],
       ['smsCampaign', CampaignInput, { ...campaign, sendWindow: window }, 'sendWindow.end'],
@@ -204,6 +205,10 @@ describe('workflow input check', () => {
       { ...campaign, maxOutstanding: 9000, maxEventsPerRun: 5000 },
       { ...campaign, maxOutstanding: 10_001 },
       { ...campaign, preflight: 'yes' },
+      { ...campaign, maxCost: 500 },
+      { ...campaign, maxCost: -1 },
+      { ...campaign, maxCost: 2.5 },
+      { ...campaign, maxCost: 500, preflight: false },
       { ...campaign, defaultCountry: 'ng' },
       { ...campaign, defaultCountry: 'NG' },
       { ...campaign, team: 'clinic' },
