@@ -151,21 +151,29 @@ export function addCampaignOptions(command: Command, { required }: { required: b
     .option('--team <name>', "the team it sends for: teams share the token's requests by weight (default: default)");
 }
 
+/** The flags copied as they are into the campaign field of the same meaning. */
+const FIELD_OF_FLAG = {
+  sender: 'sender',
+  message: 'message',
+  chunkSize: 'chunkSize',
+  chunksInFlight: 'chunksInFlight',
+  waitWindow: 'waitWindowMs',
+  maxCost: 'maxCost',
+  maxOutstanding: 'maxOutstanding',
+  defaultCountry: 'defaultCountry',
+  team: 'team',
+} as const satisfies Partial<Record<keyof CampaignFlags, string>>;
+
 /** The campaign fields the flags set (only those given: `schedule update` merges them). */
 export function campaignFieldsFrom(flags: CampaignFlags): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  if (flags.sender !== undefined) fields.sender = flags.sender;
-  if (flags.message !== undefined) fields.message = flags.message;
+  for (const [flag, field] of Object.entries(FIELD_OF_FLAG)) {
+    const value = flags[flag as keyof typeof FIELD_OF_FLAG];
+    if (value !== undefined) fields[field] = value;
+  }
   const audience = audienceFrom(flags);
   if (audience) fields.audience = audience;
-  if (flags.chunkSize !== undefined) fields.chunkSize = flags.chunkSize;
-  if (flags.chunksInFlight !== undefined) fields.chunksInFlight = flags.chunksInFlight;
-  if (flags.waitWindow !== undefined) fields.waitWindowMs = flags.waitWindow;
   if (flags.preflight === false) fields.preflight = false;
-  if (flags.maxCost !== undefined) fields.maxCost = flags.maxCost;
-  if (flags.maxOutstanding !== undefined) fields.maxOutstanding = flags.maxOutstanding;
-  if (flags.defaultCountry !== undefined) fields.defaultCountry = flags.defaultCountry;
-  if (flags.team !== undefined) fields.team = flags.team;
   if (flags.window !== undefined) fields.sendWindow = windowFrom(flags);
   else if (
     flags.windowTimeZone !== undefined ||
