@@ -18,8 +18,13 @@ export interface WorkerProcess {
   output(): string;
 }
 
-export function startWorkerProcess(stack: RunningStack, env: Record<string, string> = {}): WorkerProcess {
-  return startMsgflowProcess('worker', stack, env);
+/** `root`: the checkout whose code the worker runs (another build's, in the deploy test); default this one. */
+export function startWorkerProcess(
+  stack: RunningStack,
+  env: Record<string, string> = {},
+  { root = '.' }: { root?: string } = {},
+): WorkerProcess {
+  return startMsgflowProcess('worker', stack, env, root);
 }
 
 /**
@@ -45,12 +50,13 @@ export function startMsgflowProcess(
   command: 'worker' | 'ingress',
   stack: RunningStack,
   env: Record<string, string> = {},
+  root = '.',
 ): WorkerProcess {
   const temporal = inject('temporal');
   let output = '';
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   // Run outside the checkout: a local `msgflow dev`'s .data/dev.env (its encryption key, …) must not leak in.
-  const child = spawn(process.execPath, ['--import', tsx, resolve('src/cli/main.ts'), command], {
+  const child = spawn(process.execPath, ['--import', tsx, resolve(root, 'src/cli/main.ts'), command], {
     cwd: tmpdir(),
     env: {
       PATH: process.env.PATH,
