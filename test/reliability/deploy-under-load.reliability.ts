@@ -30,9 +30,9 @@ const RELEASE = '0.2.0';
 const RECIPIENTS = 2000;
 const OTP_SESSIONS = 50;
 const SINGLE_SENDS = 20;
-/** The provider's limit, and the token budget the workers share (below it: a doubled budget would meet 429s). */
-const PROVIDER_PER_MINUTE = 600;
-const WORKERS_PER_MINUTE = 480;
+/** The provider's real limit, and the token budget both builds' workers share: a budget per build would meet 429s. */
+const PROVIDER_PER_MINUTE = 120;
+const WORKERS_PER_MINUTE = 120;
 const NON_DETERMINISTIC =
   temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR;
 
@@ -109,11 +109,13 @@ describe('a deploy under load', () => {
         MSGFLOW_DEPLOYMENT_MAKE_CURRENT: 'if-none',
         // Many logins from one prefix in a minute: the fraud guard's business, not this test's.
         MSGFLOW_OTP_GUARD_RULES: 'off',
+        MSGFLOW_LOG_LEVEL: 'info',
         ...env,
       },
       { root: build.root },
     );
     workers.push(worker);
+    await waitFor(() => worker.output().includes('worker running'), `build ${build.name}'s worker running`);
     return { worker, rateLimited: () => counterOf(metricsPort, 'msgflow_provider_rate_limited') };
   }
 
@@ -167,7 +169,7 @@ describe('a deploy under load', () => {
       sender: 'ACME',
       message: 'across a deploy',
       audience: { type: 'inline', recipients: audience },
-      chunkSize: 10,
+      chunkSize: 20,
       sendWindow: { start: utcClock(-60), end: utcClock(60), timeZone: 'UTC' },
     });
     const scheduleId = `deploy-${Date.now()}`;
@@ -194,7 +196,9 @@ describe('a deploy under load', () => {
     };
     for (const recipient of otpRecipients.slice(0, OTP_SESSIONS)) await startOtp(recipient);
     for (const recipient of otpRecipients.slice(0, OTP_SESSIONS / 2)) await verify(recipient);
-    await waitFor(async () => (await campaign.progress()).sent >= RECIPIENTS / 5, 'a fifth of the campaign on A');
+    await waitFor(async () => (await campaign.progress()).sent >= RECIPIENTS / 5, 'a fifth of the campaign on A', {
+      timeoutMs: 180_000,
+    });
 
     // --- B joins, is ramped to 50 %, then made current ---------------------------------------------------------
     const b = await startBuild(B);
