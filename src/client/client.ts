@@ -18,7 +18,7 @@ import {
 } from './resources.js';
 import { requireInteger } from './validation.js';
 
-const CLIENT_VERSION = '0.1.0';
+const CLIENT_VERSION = '0.2.0';
 
 export class MessagingClient {
   readonly sms: SmsResource;

@@ -167,6 +167,12 @@ describe('a client-only install (the tarball without its optional peers)', () =>
     expect(stdout).toContain('Usage: msgflow');
     expect(stdout).toMatch(/^\s+worker\b/m);
   });
+
+  it('prints the package version and its build id with `npx msgflow --version`', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { stdout } = await run('npx', ['--no-install', 'msgflow', '--version'], { cwd: app, env: npmEnv });
+    expect(stdout.trim()).toMatch(new RegExp(`^${version.replaceAll('.', '\\.')} \\(build \\S+\\)$`));
+  });
 });
 
 describe('with the optional peers', () => {
