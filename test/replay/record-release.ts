@@ -97,7 +97,7 @@ async function campaigns({ stack, saveAtWait, save }: ReleaseRecording): Promise
     rmSync(dir, { recursive: true, force: true });
   }
 
-  // Paused by an operator after a few chunks, their outcomes in.
+  // A team's campaign, paused by an operator after a few chunks, their outcomes in.
   const paused = await stack.msgflow.startCampaign({
     sender: 'ACME',
     message: 'release fixture',
@@ -105,6 +105,7 @@ async function campaigns({ stack, saveAtWait, save }: ReleaseRecording): Promise
     chunkSize: 1,
     chunksInFlight: 1,
     waitWindowMs: SIX_HOURS_MS,
+    team: 'clinic',
   });
   await until('three chunks sent', async () => (await paused.progress()).sent >= 3);
   await paused.pause('release fixture: paused mid-campaign');
