@@ -8,13 +8,18 @@
  * non-determinism in any history, every recipient charged once, no 429, every answered OTP verified, every
  * pinned run ended on its build. Then the same pinned change without versioning: it fails its run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOtpKeys } from '../../src/crypto/otp-keys.js';
+import { WORKFLOW_VERSIONING } from '../../src/definitions/versioning.js';
 import type { RunningStack } from '../../src/stack.js';
 import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
 import { freePort } from '../../src/temporal/dev-server.js';
@@ -24,6 +29,7 @@ import { waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { buildIdOf, checkoutOfCommit, checkoutWithEdits, releaseCommit, type SourceEdit } from './support/builds.js';
 import { printSummary } from './support/summary.js';
+import { type HistoryJson, workflowTypeOf } from '../replay/history-file.js';
 
 /** The release build A runs: MSGFLOW_DEPLOY_FROM names another commit (e.g. HEAD while no release exists). */
 const RELEASE = '0.2.0';
@@ -156,6 +162,31 @@ describe('a deploy under load', () => {
     if (!code) throw new Error(`no code in the inbox of ${recipient}`);
     return code;
   }
+
+  it("replays the release's pinned histories against the release's own build", async () => {
+    // npm test replays the auto-upgrade types' histories against the current code; pinned runs finish on their
+    // own build, so theirs are replayed here, against build A.
+    const folder = `test/replay/histories/${RELEASE}`;
+    const pinned = readdirSync(folder)
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => join(folder, file))
+      .filter((file) => {
+        const type = workflowTypeOf(JSON.parse(readFileSync(file, 'utf8')) as HistoryJson);
+        return WORKFLOW_VERSIONING[type as keyof typeof WORKFLOW_VERSIONING].behavior === 'PINNED';
+      });
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const replay = promisify(execFile)(
+      process.execPath,
+      ['--import', tsx, 'test/reliability/support/replay-in-build.ts', builds.A.root, ...pinned],
+      { maxBuffer: 16 << 20 },
+    );
+    const { stdout } = await replay.catch((error: { stdout?: string }) => {
+      throw new Error(`a pinned history of ${RELEASE} does not replay on its build: ${error.stdout ?? String(error)}`);
+    });
+    printSummary('release histories on their build', { release: RELEASE, pinned: pinned.length });
+    expect(pinned.length).toBeGreaterThanOrEqual(6);
+    expect(stdout).toContain(`replayed ${pinned.length}, failed 0`);
+  });
 
   it('keeps every promise through a ramp, a promotion and a rollback', { timeout: 480_000 }, async () => {
     const { A, B } = builds;
