@@ -5,7 +5,7 @@
  * outage costs no delivery. Only a store that cannot be reached makes the caller answer 503.
  */
 import type { MessageStatusEvent, RejectedEvent } from '../api/events.js';
-import type { MessageStore, WaiterOutcomes } from '../store/index.js';
+import type { MessageStore, StatusEventRecord, WaiterOutcomes } from '../store/index.js';
 import { GroupCommit } from './group-commit.js';
 import type { Relay } from './relay.js';
 import { inSpan } from '../tracing/spans.js';
@@ -43,14 +43,7 @@ export function outcomeRouter({
   ): Promise<WaiterOutcomes[]> {
     try {
       for (const r of rejected) await store.recordRejected(r.reason, r.event);
-      return await writer.record(
-        events.map((e) => ({
-          providerMessageId: e.provider_message_id,
-          status: e.status,
-          timestamp: e.timestamp,
-          eventId: deliveryId,
-        })),
-      );
+      return await writer.record(statusEventRecords(events, deliveryId));
     } catch (error) {
       throw new StoreUnavailableError(`the message store did not record the delivery: ${describe(error)}`, {
         cause: error,
@@ -66,6 +59,16 @@ export function outcomeRouter({
       if (waiting.length > 0) relay.wake(waiting);
     },
   };
+}
+
+/** A delivery's events as the store records them. */
+export function statusEventRecords(events: readonly MessageStatusEvent[], deliveryId: string): StatusEventRecord[] {
+  return events.map((e) => ({
+    providerMessageId: e.provider_message_id,
+    status: e.status,
+    timestamp: e.timestamp,
+    eventId: deliveryId,
+  }));
 }
 
 function describe(error: unknown): string {
