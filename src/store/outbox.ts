@@ -252,7 +252,12 @@ async function untoldOf(tx: Executor, workflowIds: readonly string[], limit: num
        WHERE n <= ? ORDER BY workflow_id, n`,
       [...batch, limit],
     );
-    for (const row of found) byWorkflow.set(row.workflow_id, [...(byWorkflow.get(row.workflow_id) ?? []), row]);
+    // Appended in place: copying the list at each row was quadratic in a workflow's untold outcomes.
+    for (const row of found) {
+      const ofWorkflow = byWorkflow.get(row.workflow_id);
+      if (ofWorkflow) ofWorkflow.push(row);
+      else byWorkflow.set(row.workflow_id, [row]);
+    }
   }
   return [...byWorkflow].flatMap(([workflowId, found]) => {
     const outcomes = found.flatMap(outcomeOf);
