@@ -277,7 +277,7 @@ export const ingressBenchmark: Benchmark = {
         bodies: measured.result.operations,
         'events/s': round(measured.result.perSecond * eventsPerBody),
         'vs bare': bareOne ? `${round((measured.result.perSecond / bareOne.result.perSecond) * 100)}%` : '(ceiling)',
-        'CPU ms/event': round(cpuMsPerEvent(measured, eventsPerBody), 3),
+        'CPU ms/event': round(cpuMsPerEvent(measured, eventsPerBody), 4),
         'CPU vs bare': bareOne
           ? `${round(cpuMsPerEvent(measured, eventsPerBody) / cpuMsPerEvent(bareOne, eventsPerBody), 1)}×`
           : '(ceiling)',
