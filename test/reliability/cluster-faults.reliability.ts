@@ -26,6 +26,9 @@ import {
   startClusterInfrastructure,
   startMsgflowReplicas,
 } from '../support/cluster/topology.js';
+import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
+import { workflowBuildId } from '../../src/temporal/build-id.js';
+import { runMsgflow } from '../support/cli.js';
 import { dashboardQueries, metricNamesIn } from '../support/dashboard.js';
 import { startPrometheus, type TestPrometheus } from '../support/prometheus.js';
 import { startTestSandbox, type TestAccount, type TestSandbox } from '../support/sandbox.js';
@@ -216,6 +219,20 @@ describe('campaign through a production-shaped cluster losing a replica of each 
       expectCampaignIntact(audit, result, RECIPIENTS, { states: deliveries, abandoned });
     },
   );
+
+  it("answers `msgflow deployment status` on the cluster's server: the workers' build current, safe to stop never", async () => {
+    const answer = await runMsgflow(['deployment', 'status', '--json'], {
+      cwd: dir,
+      env: { TEMPORAL_ADDRESS: infra.address, TEMPORAL_NAMESPACE: infra.namespace },
+    });
+    expect(answer.code, answer.stderr).toBe(0);
+    const status = JSON.parse(answer.stdout) as DeploymentStatus;
+    expect(status).toMatchObject({ deployment: 'msgflow', currentBuildId: workflowBuildId() });
+    expect(status.builds.find((b) => b.buildId === workflowBuildId())).toMatchObject({
+      routing: 'current',
+      safeToStop: false,
+    });
+  });
 
   it("answers every query of msgflow's Grafana dashboard from what the cluster's processes exported", async () => {
     const queries = dashboardQueries();
