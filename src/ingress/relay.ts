@@ -10,7 +10,10 @@
  *
  * The store is the truth, so the relay's memory is bounded whatever the backlog: it holds at most `maxDue`
  * workflows to tell and leaves the rest to its sweep, which walks the untold outcomes oldest first with a
- * cursor. Only Temporal being out of reach or overloaded pauses all telling (with a growing backoff); a
+ * cursor. The backlog is told oldest first: one round is chosen at a time, each of the oldest due workflows
+ * that are in no round, once the round before has claimed (what its outcome budget put off goes first in the
+ * next); a workflow's round that did not get its signal through sends it back to the front. Quiet workflows
+ * woken in-process go in a round of their own, ahead of the backlog, never in one with it. Only Temporal being out of reach or overloaded pauses all telling (with a growing backoff); a
  * workflow whose signal Temporal refuses waits out a backoff of its own, kept in the store, and after
  * SLOW_LANE_AFTER refusals in a row is tried once every `slowLaneMs`, never dropped.
  */
@@ -21,6 +24,7 @@ import { MAX_OUTSTANDING } from '../api/constants.js';
 import { type MessageOutcome, messageOutcomesSignal } from '../definitions/message-outcomes.js';
 import { type Logger, silentLogger } from '../log.js';
 import {
+  type Claimed,
   type ClaimedOutcomes,
   type MessageStore,
   outcomeFromStore,
@@ -43,7 +47,12 @@ export interface RelayOptions {
   maxOutcomesPerSignal?: number;
   /** Workflows claimed together, in one store transaction (default 100). */
   workflowsPerRound?: number;
-  /** Rounds in progress at once (default 4). */
+  /**
+   * Outcomes claimed together at most (default 10,000: one full signal): a round of workflows with much to tell
+   * holds fewer of them, so no claim holds the store for long (quiet sends wait for none but one of them).
+   */
+  outcomesPerRound?: number;
+  /** Rounds in progress at once (default 4), besides the one for quiet workflows. */
   rounds?: number;
   /** Signal calls in flight at once within a round (default 16). */
   signalsInFlight?: number;
@@ -86,6 +95,8 @@ const MAX_OUTCOMES_PER_SIGNAL = MAX_OUTSTANDING;
 /** A signal's JSON at most: Temporal refuses a payload over 2 MB by default. */
 const MAX_SIGNAL_BYTES = 1_800_000;
 const FIRST_BACKOFF_MS = 250;
+/** How often Temporal is asked whether it is back while a send waits for it. */
+const WAITING_PROBE_MS = 100;
 /** Refusals in a row after which a workflow is tried only once every slowLaneMs. */
 export const SLOW_LANE_AFTER = 5;
 /** A workflow another relay holds is asked for again after this at the soonest (not in a tight loop). */
@@ -133,7 +144,15 @@ class OutboxRelay implements Relay {
    * first, however often an outage sent its rounds back); only for workflows due or in a round.
    */
   private readonly oldest = new Map<string, number>();
-  private fastRound = false;
+  /** What a claim counted of a workflow it put off (past its round's budget): rounds are filled to fit. */
+  private readonly untold = new Map<string, number>();
+  /** A round of quiet workflows is in progress (one at a time, besides the others). */
+  private quietRound = false;
+  /** A round of the others is claiming: the next is chosen once it is over (what it put off goes first). */
+  private claiming = false;
+  /** Quiet rounds started so far, and the one the others last waited for (they wait for no two in a row). */
+  private quietRounds = 0;
+  private waitedFor: number | undefined;
   private pumpScheduled = false;
   private backoffMs = 0;
   private pausedUntil = 0;
@@ -141,6 +160,8 @@ class OutboxRelay implements Relay {
   private pausedUnreachable = false;
   private probing = false;
   private lastProbe = 0;
+  /** When Temporal was last asked whether it answers (a probe, or a round that failed whole). */
+  private lastAsked = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private readonly sweeper: NodeJS.Timeout;
@@ -240,23 +261,45 @@ class OutboxRelay implements Relay {
     if (limit <= 0) return;
     const page = await this.store.outbox.untold({ limit, ...(this.cursor ? { after: this.cursor } : {}), now });
     this.cursor = page.next;
-    for (const w of page.workflows)
-      if (!this.inFlight.has(w.workflowId) && this.makeDue(w.workflowId, now))
-        this.oldest.set(w.workflowId, w.oldestUntoldAt);
+    for (const w of page.workflows) {
+      if (this.inFlight.has(w.workflowId) || !this.makeDue(w.workflowId, now)) continue;
+      // A later page sees only a workflow's outcomes after its position: the oldest seen stands.
+      const seen = this.oldest.get(w.workflowId);
+      if (seen === undefined || w.oldestUntoldAt < seen) this.oldest.set(w.workflowId, w.oldestUntoldAt);
+    }
   }
 
   /** What this relay remembers of workflows only for a while: when it last told them, and their rests. */
   private forgetPast(now: number): void {
     for (const [id, at] of this.lastTold) if (now - at > this.intervalMs) this.lastTold.delete(id);
     for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
-    for (const id of this.oldest.keys()) if (!this.due.has(id) && !this.inFlight.has(id)) this.oldest.delete(id);
+    for (const remembered of [this.oldest, this.untold])
+      for (const id of remembered.keys()) if (!this.due.has(id) && !this.inFlight.has(id)) remembered.delete(id);
   }
 
-  /** Starts rounds for the workflows that are due, quiet ones first, as far as the round limit allows. */
+  /**
+   * Starts rounds for the workflows that are due: the quiet ones this relay was woken for in a round of their own;
+   * the others one round at a time, once the round before has claimed, as far as the round limit allows.
+   */
   private pump(): void {
     if (this.closed) return;
     const now = Date.now();
     if (this.isPaused(now)) return;
+    const { ready, next } = this.readyAt(now);
+    const perRound = this.options.workflowsPerRound ?? 100;
+    // Woken in-process and not told lately (a single send, an OTP): never behind a round of the backlog.
+    const isQuiet = (id: string) => this.woken.has(id) && !this.lastTold.has(id);
+    const quiet = ready.filter(isQuiet);
+    const others = ready.filter((id) => !isQuiet(id));
+    if (quiet.length > 0 && !this.quietRound) this.start(quiet.slice(0, perRound), true);
+    if (others.length > 0) this.startOthers(others, perRound);
+    // Ready ones left wait for a round to claim or finish (it pumps again); later ones for their time.
+    if (next < Infinity) this.wakeAt(next);
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** The due workflows in no round: those due by `now`, and when the next of the others is. */
+  private readyAt(now: number): { ready: string[]; next: number } {
     const ready: string[] = [];
     let next = Infinity;
     for (const [id, at] of this.due) {
@@ -264,45 +307,88 @@ class OutboxRelay implements Relay {
       if (at <= now) ready.push(id);
       else next = Math.min(next, at);
     }
-    // Never told recently (a single send, an OTP) before the workflows this relay keeps telling (campaigns);
-    // among those, the ones woken in-process before the backlog the sweep found; the backlog oldest first.
+    return { ready, next };
+  }
+
+  /** A round of the workflows that are not quiet, when the last one has claimed and there is room for one. */
+  private startOthers(others: string[], perRound: number): void {
+    const busy = this.running.size - (this.quietRound ? 1 : 0);
+    if (this.claiming || busy >= (this.options.rounds ?? 4)) return;
+    // It (its claim, its signals' payloads: work that holds the event loop) waits for the quiet round on its way,
+    // but not for the next: a send is not held up by the backlog, nor the backlog by a stream of sends.
+    if (this.quietRound && (this.waitedFor === undefined || this.waitedFor === this.quietRounds)) {
+      this.waitedFor = this.quietRounds;
+      return;
+    }
+    this.waitedFor = undefined;
+    // The workflows this relay keeps telling (campaigns) before those it was not (the backlog); among those,
+    // the ones woken in-process before the ones the sweep found; the backlog oldest first.
     const lastTold = (id: string) => this.lastTold.get(id) ?? 0;
     const swept = (id: string) => (this.woken.has(id) ? 0 : 1);
     const age = (id: string) => this.oldest.get(id) ?? Number.MAX_SAFE_INTEGER;
-    ready.sort((a, b) => lastTold(a) - lastTold(b) || swept(a) - swept(b) || age(a) - age(b));
-    const perRound = this.options.workflowsPerRound ?? 100;
-    while (ready.length > 0 && this.running.size < (this.options.rounds ?? 4)) this.start(ready.splice(0, perRound));
-    // Every round busy (a catch-up): quiet workflows this relay was just woken for go in a round of their own.
-    if (ready.length > 0 && !this.fastRound) {
-      const quiet = ready.filter((id) => this.woken.has(id) && !this.lastTold.has(id)).slice(0, perRound);
-      if (quiet.length > 0) this.start(quiet, true);
-    }
-    // Ready ones left wait for a round to finish (it pumps again); later ones for their time.
-    if (next < Infinity) this.wakeAt(next);
-    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    others.sort((a, b) => lastTold(a) - lastTold(b) || swept(a) - swept(b) || age(a) - age(b));
+    this.start(this.fill(others, perRound));
   }
 
-  private start(batch: string[], fast = false): void {
+  /**
+   * The first of the ranked workflows whose outcomes, as far as a claim counted them, fit in a round's budget
+   * (at least one): so the claim need not put many off, and count them again, round after round.
+   */
+  private fill(ranked: string[], perRound: number): string[] {
+    const budget = this.options.outcomesPerRound ?? this.options.maxOutcomesPerSignal ?? MAX_OUTCOMES_PER_SIGNAL;
+    const batch: string[] = [];
+    let outcomes = 0;
+    for (const id of ranked) {
+      const count = this.untold.get(id) ?? 1;
+      if (batch.length === perRound || (batch.length > 0 && outcomes + count > budget)) break;
+      batch.push(id);
+      outcomes += count;
+    }
+    return batch;
+  }
+
+  private start(batch: string[], quiet = false): void {
     for (const id of batch) {
       this.due.delete(id);
       this.woken.delete(id);
       this.allFinal.delete(id);
       this.inFlight.add(id);
     }
-    if (fast) this.fastRound = true;
-    const round = this.round(batch).finally(() => {
+    if (quiet) {
+      this.quietRound = true;
+      this.quietRounds++;
+    } else this.claiming = true;
+    // The round's own: what its claim put off is given up as soon as it is known.
+    const members = new Set(batch);
+    const claimed = () => {
+      if (quiet) return;
+      this.claiming = false;
+      // After what waits for the event loop (the store's transactions take turns without it): a send's request,
+      // a signal's answer, are not held up by one claim after another.
+      setImmediate(() => this.pump());
+    };
+    const round = this.round(members, quiet, claimed).finally(() => {
       this.running.delete(round);
-      if (fast) this.fastRound = false;
-      for (const id of batch) this.inFlight.delete(id);
+      if (quiet) this.quietRound = false;
+      for (const id of members) this.inFlight.delete(id);
       this.pump();
     });
     this.running.add(round);
   }
 
-  /** Paused: pumps again when the pause is over, or once a probe says whether Temporal is back. */
+  /**
+   * Paused: pumps again when the pause is over, or once a probe says whether Temporal is back. While a workflow
+   * woken in-process waits (a send), Temporal is asked every WAITING_PROBE_MS, not only when the pause is over.
+   */
   private isPaused(now: number): boolean {
+    if (this.pausedUnreachable) {
+      const probeAt =
+        this.woken.size > 0 ? Math.min(this.pausedUntil, this.lastAsked + WAITING_PROBE_MS) : this.pausedUntil;
+      if (now >= probeAt) void this.probe();
+      else this.wakeAt(probeAt);
+      return true;
+    }
     if (now < this.pausedUntil) this.wakeAt(this.pausedUntil);
-    else if (this.pausedUnreachable) void this.probe();
     else return false;
     return true;
   }
@@ -325,26 +411,16 @@ class OutboxRelay implements Relay {
     return this.due.size === 0 && this.running.size === 0 && !this.pumpScheduled;
   }
 
-  /** Claims the batch, signals each claimed workflow once, and records what became of each. */
-  private async round(batch: string[]): Promise<void> {
+  /**
+   * Claims the members (those past its outcome budget are let go at once: `onClaimed` follows), signals each
+   * claimed workflow once, and records what became of each.
+   */
+  private async round(members: Set<string>, quiet: boolean, onClaimed: () => void): Promise<void> {
     const { maxOutcomesPerSignal = MAX_OUTCOMES_PER_SIGNAL } = this.options;
     // The rate rule counts from here, when this relay chose to tell (claim and signal take time of their own).
     const toldAt = Date.now();
-    let claimed;
-    try {
-      claimed = await this.store.outbox.claim(batch, {
-        owner: this.owner,
-        leaseMs: this.leaseMs,
-        minIntervalMs: this.intervalMs,
-        maxOutcomes: maxOutcomesPerSignal,
-        now: toldAt,
-      });
-    } catch (error) {
-      this.log.warn('relay: the store could not be reached; retrying', { error });
-      return this.pauseAll(batch);
-    }
-    // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
-    for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
+    const claimed = await this.claim(members, quiet, toldAt).finally(onClaimed);
+    if (!claimed) return;
     // What does not fit in one signal stays untold for the next.
     const signals = claimed.outcomes.map(signalOf);
     const results = await this.signalAll(signals);
@@ -383,12 +459,53 @@ class OutboxRelay implements Relay {
     if (told.length > 0) this.backoffMs = 0;
     if (outage) this.pauseAll(failed, outage === 'unreachable');
     else for (const id of untried) this.postpone(id, Date.now());
+    if (quiet) for (const id of failed) if (this.due.has(id)) this.woken.add(id);
+  }
+
+  /**
+   * Claims the members; those past the round's budget are let go (due again at once, in the next round, ahead of
+   * what is younger), those held wait. Undefined when the store could not be reached (all wait out a pause).
+   */
+  private async claim(members: Set<string>, quiet: boolean, toldAt: number): Promise<Claimed | undefined> {
+    const { maxOutcomesPerSignal = MAX_OUTCOMES_PER_SIGNAL } = this.options;
+    const batch = [...members];
+    // A quiet round's workflows not told in it stay quiet (their next round is of their own too).
+    const stayQuiet = (ids: readonly string[]) => {
+      if (quiet) for (const id of ids) this.woken.add(id);
+    };
+    let claimed: Claimed;
+    try {
+      claimed = await this.store.outbox.claim(batch, {
+        owner: this.owner,
+        leaseMs: this.leaseMs,
+        minIntervalMs: this.intervalMs,
+        maxOutcomes: maxOutcomesPerSignal,
+        maxOutcomesInAll: this.options.outcomesPerRound ?? maxOutcomesPerSignal,
+        now: toldAt,
+      });
+    } catch (error) {
+      this.log.warn('relay: the store could not be reached; retrying', { error });
+      this.pauseAll(batch);
+      stayQuiet(batch);
+      return undefined;
+    }
+    for (const { workflowId: id, untold } of claimed.deferred) {
+      members.delete(id);
+      this.inFlight.delete(id);
+      this.postpone(id, toldAt);
+      if (untold !== null) this.untold.set(id, untold);
+    }
+    // Another relay holds them, or told them within the interval: that relay tells, or this one after it.
+    for (const id of claimed.held) this.postpone(id, this.afterHeld(id));
+    stayQuiet([...claimed.deferred.map((w) => w.workflowId), ...claimed.held]);
+    return claimed;
   }
 
   private afterTold(w: Signal, toldAt: number, maxOutcomesPerSignal: number): void {
     this.lastTold.set(w.workflowId, toldAt);
     // What it has left untold is newer (the sweep finds it again); an ended one's goes with the next sweep.
     this.oldest.delete(w.workflowId);
+    this.untold.delete(w.workflowId);
     if (w.refusals > 0) this.log.info('relay: a refused workflow was told again', { workflowId: w.workflowId });
     // Woken meanwhile, or more untold than one signal carried: due again after the interval (at once when its
     // last awaited outcomes arrived meanwhile: the store decides whether it may be told early).
@@ -408,6 +525,7 @@ class OutboxRelay implements Relay {
 
   private async isReachable(): Promise<boolean> {
     const { client } = this.options;
+    this.lastAsked = Date.now();
     try {
       await client.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => client.workflowService.getSystemInfo({}));
       return true;

@@ -15,7 +15,6 @@ import type { Driver, Executor } from './driver.js';
 import {
   checkText,
   chunks,
-  compare,
   isPending,
   list,
   type MessageRow,
@@ -25,6 +24,7 @@ import {
   uniqueBy,
 } from './sql.js';
 import {
+  type DeferredWorkflow,
   type Outbox,
   StoreInputError,
   type Telling,
@@ -135,12 +135,13 @@ export function refusalOf(row: RefusalColumns): WorkflowRefusal | null {
 /** A relay's leases: claiming workflows with their untold outcomes, marking them told, letting idle claims go. */
 function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox, 'claim' | 'finish' | 'forgetClaims'> {
   return {
-    async claim(workflowIds, { owner, leaseMs, minIntervalMs, maxOutcomes, now = Date.now() }) {
+    async claim(workflowIds, { owner, leaseMs, minIntervalMs, maxOutcomes, maxOutcomesInAll, now = Date.now() }) {
       checkText('owner', owner, 200);
       checkCount('maxOutcomes', maxOutcomes);
+      if (maxOutcomesInAll !== undefined) checkCount('maxOutcomesInAll', maxOutcomesInAll);
       const ids = uniqueBy(workflowIds, (id) => id);
       ids.forEach((id) => checkText('workflowId', id, 1000));
-      if (ids.length === 0) return { outcomes: [], held: [] };
+      if (ids.length === 0) return { outcomes: [], held: [], deferred: [] };
       return driver.transaction(async (tx) => {
         const refusals = new Map<string, number>();
         for (const batch of chunks(ids)) {
@@ -166,16 +167,19 @@ function claimsAndTelling({ driver }: Pick<StoreContext, 'driver'>): Pick<Outbox
           );
           for (const r of won) refusals.set(r.workflow_id, Number(r.refusals));
         }
-        const claimed = [...refusals.keys()].sort(compare);
-        const untold = await untoldOf(tx, claimed, maxOutcomes);
-        const outcomes = untold.map((w) => ({ ...w, refusals: refusals.get(w.workflowId)! }));
+        // In the order asked for: the budget keeps the first ones.
+        const claimed = uniqueInOrder(workflowIds).filter((id) => refusals.has(id));
+        const untold = await untoldOf(tx, claimed, maxOutcomes, maxOutcomesInAll ?? Number.MAX_SAFE_INTEGER);
+        const outcomes = untold.outcomes.map((w) => ({ ...w, refusals: refusals.get(w.workflowId)! }));
         const found = new Set(outcomes.map((w) => w.workflowId));
+        const deferred = new Set(untold.deferred.map((w) => w.workflowId));
         await giveBack(
           tx,
           owner,
-          claimed.filter((id) => !found.has(id)),
+          claimed.filter((id) => !found.has(id) && !deferred.has(id)),
         );
-        return { outcomes, held: ids.filter((id) => !refusals.has(id)) };
+        await putOff(tx, owner, [...deferred], now - minIntervalMs);
+        return { outcomes, held: ids.filter((id) => !refusals.has(id)), deferred: untold.deferred };
       });
     },
 
@@ -235,36 +239,69 @@ async function finish(
 }
 
 /**
- * The workflows' untold outcomes, oldest first, at most `limit` each, in one statement; those with none are
- * left out.
+ * The workflows' untold outcomes, oldest first, at most `limit` each and `budget` in all, in one statement per
+ * chunk of ids. The budget takes the workflows in the order given, whole: the first one that does not fit ends
+ * it (the first with anything untold is always taken), and it and those after it are `deferred`, nothing read
+ * of them but their counts. Those with nothing untold are left out of both (in a later chunk than the first
+ * deferred one, all are deferred, uncounted).
  */
-async function untoldOf(tx: Executor, workflowIds: readonly string[], limit: number): Promise<WaiterOutcomes[]> {
-  const byWorkflow = new Map<string, UntoldRow[]>();
+async function untoldOf(
+  tx: Executor,
+  workflowIds: readonly string[],
+  limit: number,
+  budget: number,
+): Promise<{ outcomes: WaiterOutcomes[]; deferred: DeferredWorkflow[] }> {
+  const outcomes: WaiterOutcomes[] = [];
+  const deferred: DeferredWorkflow[] = [];
+  let left = budget;
   for (const batch of chunks(workflowIds)) {
-    const found = await tx.all<UntoldRow>(
-      `SELECT workflow_id, provider_message_id, final_status, final_timestamp, final_event_id, final_source,
-              trace_parent, untold_since
-       FROM (SELECT w.workflow_id, m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id,
-                    m.final_source, m.trace_parent, w.untold_since,
-                    ROW_NUMBER() OVER (PARTITION BY w.workflow_id ORDER BY w.untold_since, m.provider_message_id) AS n
-             FROM waiters w JOIN messages m ON m.provider_message_id = w.provider_message_id
-             WHERE w.workflow_id IN (${list(batch.length)}) AND w.untold_since IS NOT NULL) numbered
-       WHERE n <= ? ORDER BY workflow_id, n`,
-      [...batch, limit],
+    if (deferred.length > 0) {
+      deferred.push(...batch.map((workflowId) => ({ workflowId, untold: null })));
+      continue;
+    }
+    // Each workflow's share (what it would be told) counted; the shares added up in the order given; only the
+    // workflows kept have their rows numbered (oldest first) and their messages read.
+    const found = await tx.all<UntoldRow & { kept: number | string; share: number | string }>(
+      `WITH wanted (workflow_id, pos) AS (VALUES ${batch.map(() => '(?, CAST(? AS INTEGER))').join(', ')}),
+       shares AS (
+         SELECT wanted.workflow_id, wanted.pos, CASE WHEN COUNT(*) > ? THEN ? ELSE COUNT(*) END AS share
+         FROM wanted JOIN waiters w ON w.workflow_id = wanted.workflow_id AND w.untold_since IS NOT NULL
+         GROUP BY wanted.workflow_id, wanted.pos),
+       decided AS (
+         SELECT workflow_id, pos, share, CASE WHEN upto <= ? OR (rank = 1 AND ? = 1) THEN 1 ELSE 0 END AS kept
+         FROM (SELECT workflow_id, pos, share, SUM(share) OVER (ORDER BY pos ROWS UNBOUNDED PRECEDING) AS upto,
+                      ROW_NUMBER() OVER (ORDER BY pos) AS rank FROM shares) running),
+       numbered AS (
+         SELECT w.workflow_id, w.provider_message_id, w.untold_since,
+                ROW_NUMBER() OVER (PARTITION BY w.workflow_id ORDER BY w.untold_since, w.provider_message_id) AS n
+         FROM decided d JOIN waiters w ON d.kept = 1 AND w.workflow_id = d.workflow_id AND w.untold_since IS NOT NULL)
+       SELECT d.workflow_id, d.kept, d.share, m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id,
+              m.final_source, m.trace_parent, n.untold_since
+       FROM decided d
+       LEFT JOIN numbered n ON n.workflow_id = d.workflow_id AND n.n <= ?
+       LEFT JOIN messages m ON m.provider_message_id = n.provider_message_id
+       ORDER BY d.pos, n.n`,
+      [...batch.flatMap((id, i) => [id, i]), limit, limit, left, outcomes.length === 0 ? 1 : 0, limit],
     );
-    // Appended in place: copying the list at each row was quadratic in a workflow's untold outcomes.
+    const byWorkflow = new Map<string, UntoldRow[]>();
     for (const row of found) {
-      const ofWorkflow = byWorkflow.get(row.workflow_id);
-      if (ofWorkflow) ofWorkflow.push(row);
+      if (Number(row.kept) === 0) {
+        deferred.push({ workflowId: row.workflow_id, untold: Number(row.share) });
+        continue;
+      }
+      const rows = byWorkflow.get(row.workflow_id);
+      if (rows) rows.push(row);
       else byWorkflow.set(row.workflow_id, [row]);
     }
+    for (const [workflowId, rows] of byWorkflow) {
+      left -= rows.length;
+      const told = rows.flatMap(outcomeOf);
+      if (told.length === 0) continue;
+      const traceParents = [...new Set(rows.flatMap((r) => (r.trace_parent ? [r.trace_parent] : [])))];
+      outcomes.push({ workflowId, outcomes: told, ...(traceParents.length ? { traceParents } : {}) });
+    }
   }
-  return [...byWorkflow].flatMap(([workflowId, found]) => {
-    const outcomes = found.flatMap(outcomeOf);
-    if (outcomes.length === 0) return [];
-    const traceParents = [...new Set(found.flatMap((r) => (r.trace_parent ? [r.trace_parent] : [])))];
-    return [{ workflowId, outcomes, ...(traceParents.length ? { traceParents } : {}) }];
-  });
+  return { outcomes, deferred };
 }
 
 /** Lets the claims go without changing when their workflows were last told. */
@@ -274,6 +311,23 @@ async function giveBack(tx: Executor, owner: string, workflowIds: readonly strin
       owner,
       ...batch,
     ]);
+}
+
+/**
+ * Lets claims go that this claim took but read nothing of (past its budget): as if never claimed, so one taken
+ * early (within the interval) keeps its early signal for when it is claimed again.
+ */
+async function putOff(tx: Executor, owner: string, workflowIds: readonly string[], toldBefore: number): Promise<void> {
+  for (const batch of chunks(workflowIds))
+    await tx.run(
+      `UPDATE relay_claims SET lease_until = 0, flushed = CASE WHEN last_told_at <= ? THEN flushed ELSE 0 END
+       WHERE owner = ? AND workflow_id IN (${list(batch.length)})`,
+      [toldBefore, owner, ...batch],
+    );
+}
+
+function uniqueInOrder(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
 }
 
 function checkCount(name: string, value: number): void {

@@ -374,6 +374,12 @@ export interface ClaimOptions {
   minIntervalMs: number;
   /** Most outcomes read per workflow; the rest stay untold for its next signal. */
   maxOutcomes: number;
+  /**
+   * Most outcomes read in all (default: no bound): the workflows are taken in the order given, whole, until one
+   * does not fit (the first with anything untold is taken whatever its count); it and those after it are deferred.
+   * It bounds the claim's transaction, however many outcomes its workflows hold.
+   */
+  maxOutcomesInAll?: number;
   now?: number;
 }
 
@@ -383,10 +389,18 @@ export interface ClaimedOutcomes extends WaiterOutcomes {
 }
 
 export interface Claimed {
-  /** The workflows claimed, each with its untold outcomes (oldest first). */
+  /** The workflows claimed, each with its untold outcomes (oldest first), in the order asked for. */
   outcomes: ClaimedOutcomes[];
   /** Asked for, but leased by another relay, told too recently or waiting out a refusal: try again later. */
   held: string[];
+  /** Free and due, but past `maxOutcomesInAll`, in the order given: not claimed, nothing read; ask again at once. */
+  deferred: DeferredWorkflow[];
+}
+
+/** A workflow a claim put off, with the outcomes it would have read of it (null: not counted). */
+export interface DeferredWorkflow {
+  workflowId: string;
+  untold: number | null;
 }
 
 /** A workflow whose signal Temporal refused: not claimed again before `retryAt`. */

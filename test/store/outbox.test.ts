@@ -78,6 +78,7 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 9_000))).toEqual({
       outcomes: [],
       held: ['wf-a'],
+      deferred: [],
     });
     // relay-1 crashed holding the claim: after its lease another relay takes the workflow over.
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 10_001)))).toEqual([['wf-a', ['m1']]]);
@@ -103,7 +104,11 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await toldWfA(['m1'], now);
     expect(idsOf(first)).toEqual([['wf-a', ['m1']]]);
     await store.recordEvents([delivered('m2')]);
-    expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 499))).toEqual({ outcomes: [], held: ['wf-a'] });
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 499))).toEqual({
+      outcomes: [],
+      held: ['wf-a'],
+      deferred: [],
+    });
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 500)))).toEqual([['wf-a', ['m2']]]);
   });
 
@@ -122,7 +127,11 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     // Once: a message registered and settled later waits out the interval again.
     await store.register('wf-a', [{ providerMessageId: 'm3' }]);
     await store.recordEvents([delivered('m3')]);
-    expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 200))).toEqual({ outcomes: [], held: ['wf-a'] });
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 200))).toEqual({
+      outcomes: [],
+      held: ['wf-a'],
+      deferred: [],
+    });
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 600)))).toEqual([['wf-a', ['m3']]]);
   });
 
@@ -135,7 +144,11 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     await toldWfA(['m1'], now);
     await store.release('wf-a', ['m2']);
     // Nothing pending and nothing untold: refused, and the early signal is still there for later.
-    expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 100))).toEqual({ outcomes: [], held: ['wf-a'] });
+    expect(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 100))).toEqual({
+      outcomes: [],
+      held: ['wf-a'],
+      deferred: [],
+    });
     await store.register('wf-a', [{ providerMessageId: 'm2' }]);
     await store.recordEvents([delivered('m2')]);
     expect(idsOf(await store.outbox.claim(['wf-a'], claimBy('relay-1', now + 200)))).toEqual([['wf-a', ['m2']]]);
@@ -155,6 +168,72 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     // wf-b had nothing to tell: its claim was given back, so another relay may claim it when it has.
     await store.recordEvents([delivered('m3')]);
     expect(idsOf(await store.outbox.claim(['wf-b'], claimBy('relay-2', now)))).toEqual([['wf-b', ['m3']]]);
+  });
+
+  it('a claim reads at most maxOutcomesInAll, whole workflows in the order asked; the rest deferred, untouched', async () => {
+    await fresh();
+    // wf-a has 3 untold, wf-b 1, wf-c 2, wf-d none (still pending), wf-e 1.
+    await store.register(
+      'wf-a',
+      ['a1', 'a2', 'a3'].map((providerMessageId) => ({ providerMessageId })),
+    );
+    await store.register('wf-b', [{ providerMessageId: 'b1' }]);
+    await store.register(
+      'wf-c',
+      ['c1', 'c2', 'c3'].map((providerMessageId) => ({ providerMessageId })),
+    );
+    await store.register('wf-d', [{ providerMessageId: 'd1' }]);
+    await store.register('wf-e', [{ providerMessageId: 'e1' }]);
+    await store.recordEvents(['a1', 'a2', 'a3', 'b1', 'c1', 'c2', 'e1'].map(delivered));
+    const now = Date.now();
+    const order = ['wf-d', 'wf-b', 'wf-a', 'wf-c', 'wf-e'];
+    // b (1) and a (3) fit in 5; c (2) does not, so neither c nor e after it is read, though e alone would fit.
+    const claimed = await store.outbox.claim(order, claimBy('relay-1', now, { maxOutcomesInAll: 5 }));
+    expect(idsOf(claimed)).toEqual([
+      ['wf-b', ['b1']],
+      ['wf-a', ['a1', 'a2', 'a3']],
+    ]);
+    expect(claimed.deferred).toEqual([
+      { workflowId: 'wf-c', untold: 2 },
+      { workflowId: 'wf-e', untold: 1 },
+    ]);
+    expect(claimed.held).toEqual([]);
+    // Deferred claims are let go at once: another relay may take them.
+    expect(idsOf(await store.outbox.claim(['wf-c', 'wf-e'], claimBy('relay-2', now)))).toEqual([
+      ['wf-c', ['c1', 'c2']],
+      ['wf-e', ['e1']],
+    ]);
+    // The first workflow with anything untold is read whatever its count; maxOutcomes bounds its share.
+    await store.outbox.finish('relay-1', { ...nothing, failed: ['wf-a', 'wf-b'] });
+    const first = await store.outbox.claim(
+      ['wf-a', 'wf-b'],
+      claimBy('relay-3', now + 1, { maxOutcomesInAll: 1, maxOutcomes: 2 }),
+    );
+    expect(idsOf(first)).toEqual([['wf-a', ['a1', 'a2']]]);
+    expect(first.deferred).toEqual([{ workflowId: 'wf-b', untold: 1 }]);
+  });
+
+  it('a deferred claim keeps the early signal of a workflow waiting for nothing but its untold outcomes', async () => {
+    await fresh();
+    await store.register('wf-a', [{ providerMessageId: 'a1' }]);
+    await store.register('wf-b', [{ providerMessageId: 'b1' }, { providerMessageId: 'b2' }]);
+    await store.recordEvents([delivered('b1')]);
+    const now = Date.now();
+    await store.outbox.claim(['wf-b'], claimBy('relay-1', now));
+    await store.outbox.finish(
+      'relay-1',
+      { ...nothing, told: [{ workflowId: 'wf-b', providerMessageIds: ['b1'] }] },
+      now,
+    );
+    // wf-b's last awaited outcome: it may be told early, once; a claim within the interval defers it first.
+    await store.recordEvents([delivered('a1'), delivered('b2')]);
+    const deferring = await store.outbox.claim(
+      ['wf-a', 'wf-b'],
+      claimBy('relay-1', now + 100, { maxOutcomesInAll: 1 }),
+    );
+    expect(idsOf(deferring)).toEqual([['wf-a', ['a1']]]);
+    expect(deferring.deferred).toEqual([{ workflowId: 'wf-b', untold: 1 }]);
+    expect(idsOf(await store.outbox.claim(['wf-b'], claimBy('relay-1', now + 200)))).toEqual([['wf-b', ['b2']]]);
   });
 
   it('an outcome handed back by register is told there; release and an ended workflow clear what is untold', async () => {
@@ -307,6 +386,7 @@ describe.each(DIALECTS)('outbox on %s', (dialect) => {
     expect(await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 59_999))).toEqual({
       outcomes: [],
       held: ['wf-a'],
+      deferred: [],
     });
     expect(await store.outbox.forgetClaims(now + 120_000)).toBe(1); // wf-b's; wf-a's keeps its refusals
     const again = await store.outbox.claim(['wf-a'], claimBy('relay-2', now + 60_000));

@@ -44,6 +44,11 @@ export interface OutboxRig {
   tries(workflowId: string): number;
   /** When (performance.now()) Temporal first accepted the relay's signal to each workflow. */
   firstToldAt: ReadonlyMap<string, number>;
+  /**
+   * When (Date.now(), the `now` the relay claimed with: the time its round chose to tell) each of the relay's
+   * claims took the workflow to tell it, in order.
+   */
+  claimedAt(workflowId: string): readonly number[];
   /** Resolves when Temporal first accepted the relay's signal to the workflow. */
   told(workflowId: string): Promise<number>;
   /** Opens waiting workflows and registers their messages in the store. */
@@ -97,9 +102,22 @@ export async function startOutboxRig(
   );
   const firstToldAt = new Map<string, number>();
   const toldWaiters = new Map<string, Array<(at: number) => void>>();
+  const claims = new Map<string, number[]>();
+  // The store as the relay sees it, its claims recorded: which round took which workflow to tell.
+  const relayStore: Pick<MessageStore, 'outbox'> = {
+    outbox: {
+      ...store.outbox,
+      async claim(workflowIds, options) {
+        const claimed = await store.outbox.claim(workflowIds, options);
+        for (const { workflowId } of claimed.outcomes)
+          claims.set(workflowId, [...(claims.get(workflowId) ?? []), options.now ?? Date.now()]);
+        return claimed;
+      },
+    },
+  };
   const relay = startRelay({
     ...relayOptions,
-    store,
+    store: relayStore,
     client: relayClient,
     onSignal: (_outcomes, workflowId) => {
       if (firstToldAt.has(workflowId)) return;
@@ -173,6 +191,7 @@ export async function startOutboxRig(
     refusedTries: (workflowId) => refused.get(workflowId) ?? [],
     tries: (workflowId) => tried.get(workflowId) ?? 0,
     firstToldAt,
+    claimedAt: (workflowId) => claims.get(workflowId) ?? [],
     told,
     waiting,
     quietSend,
@@ -272,28 +291,49 @@ export async function waiterTimes(
   return { untoldSince: waiter?.untoldSince ?? null, toldAt: waiter?.toldAt ?? null };
 }
 
+/** A backlog workflow: since when its oldest outcome waited, and when it was told (the time its round chose to). */
+export interface ToldAge {
+  untoldSince: number;
+  toldAt: number;
+  /**
+   * Told by a later round than the first that took it to tell (from the time in question on): that round did not
+   * get its signal through (Temporal failed the call, or the round left it untried).
+   */
+  retried?: boolean;
+}
+
 /**
  * How far the backlog's workflows were told out of their age order: pairs where the one with the older oldest
- * outcome was first told in a later round than the newer one (the relay stamps a round's told marks with the time
- * it chose to tell, so one round's workflows tie). `chosenAfter`: only pairs whose newer one was told by a round
- * chosen from then on (the rounds on their way when Temporal returned go through as their calls do). `minGap`:
- * only pairs at least that many workflows apart in age (a relay with rounds in flight tells the next ones while an
- * older round fails: their order within that reach is the calls', not the relay's).
+ * outcome was told in a later round than the newer one (the relay stamps a round's told marks with the time it
+ * chose to tell, so one round's workflows tie). `afterRetry`: of those, the pairs whose older one was retried (its
+ * first round's call did not go through while a younger one's, in a round beside it, did). `chosenAfter`: only
+ * pairs whose newer one was told by a round chosen from then on. `minGap`: only pairs at least that many workflows
+ * apart in age.
  */
 export function ageOrderInversions(
-  workflows: ReadonlyArray<{ untoldSince: number; toldAt: number }>,
+  workflows: readonly ToldAge[],
   { chosenAfter = Number.NEGATIVE_INFINITY, minGap = 1 }: { chosenAfter?: number; minGap?: number } = {},
-): { pairs: number; inverted: number } {
+): { pairs: number; inverted: number; afterRetry: number } {
   const sorted = [...workflows].sort((a, b) => a.untoldSince - b.untoldSince);
   let pairs = 0;
   let inverted = 0;
+  let afterRetry = 0;
   for (let i = 0; i < sorted.length; i++)
     for (let j = i + minGap; j < sorted.length; j++) {
       if (sorted[j]!.untoldSince === sorted[i]!.untoldSince) continue;
       pairs++;
-      if (sorted[i]!.toldAt > sorted[j]!.toldAt && sorted[j]!.toldAt >= chosenAfter) inverted++;
+      if (sorted[i]!.toldAt > sorted[j]!.toldAt && sorted[j]!.toldAt >= chosenAfter) {
+        inverted++;
+        if (sorted[i]!.retried) afterRetry++;
+      }
     }
-  return { pairs, inverted };
+  return { pairs, inverted, afterRetry };
+}
+
+/** Whether the workflow was told by a later round than the first that took it to tell from `since` on. */
+export function retriedSince(rig: Pick<OutboxRig, 'claimedAt'>, workflowId: string, toldAt: number, since: number) {
+  const first = rig.claimedAt(workflowId).find((at) => at >= since);
+  return first !== undefined && toldAt > first;
 }
 
 /** The outcomes Temporal holds in a workflow's `messageOutcomes` signals (its history), by provider message id. */

@@ -305,6 +305,62 @@ describe('relay', () => {
     expect(rounds(signals.map((s) => s.workflowId))).toEqual(rounds(workflows));
   });
 
+  it('tells a backlog oldest first round by round, however many outcomes a round holds: what its budget put off goes next', async () => {
+    // Heavy workflows (5 outcomes) and light ones (1), each recorded at a time of its own, oldest first.
+    const workflows = ids('wf-', 12);
+    const heavy = (w: string) => Number(w.slice(3)) % 3 === 0;
+    const messagesOf = (w: string) => ids(`${w}m`, heavy(w) ? 5 : 1);
+    for (const w of workflows) {
+      await store.register(
+        w,
+        messagesOf(w).map((providerMessageId) => ({ providerMessageId })),
+      );
+      await store.recordEvents(messagesOf(w).map(delivered));
+      await sleep(2);
+    }
+    // Rounds side by side, each signal taking a while; a round holds at most 6 outcomes, so its claim puts off
+    // workflows that rounds chosen beside it would otherwise have passed.
+    answer.current = async () => {
+      await sleep(10);
+    };
+    relay({ workflowsPerRound: 4, rounds: 3, outcomesPerRound: 6, sweepMs: 5 });
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    // Each workflow's told-at is the time its round chose to tell it: never later for an older one.
+    const toldAt = await Promise.all(workflows.map(async (w) => (await store.message(`${w}m0`))!.waiters[0]!.toldAt!));
+    const late = workflows.filter((w, i) => toldAt.slice(i + 1).some((younger) => younger < toldAt[i]!));
+    expect(late).toEqual([]);
+  });
+
+  it('tells a quiet workflow in a round of its own, never in one with the backlog', async () => {
+    const backlog = ids('sms-', 20);
+    for (const w of backlog) await store.register(w, [{ providerMessageId: `${w}m` }]);
+    await store.register('otp', [{ providerMessageId: 'o0' }]);
+    for (const w of backlog) await store.recordEvents([delivered(`${w}m`)]);
+    const batches: string[][] = [];
+    const claiming: MessageStore = {
+      ...store,
+      outbox: {
+        ...store.outbox,
+        claim: (workflowIds, options) => {
+          batches.push([...workflowIds]);
+          return store.outbox.claim(workflowIds, options);
+        },
+      },
+    };
+    // Temporal down: the backlog's round goes back, due when the pause is over; the send is woken meanwhile, so
+    // both are due at once when Temporal is back.
+    server.answers = false;
+    answer.current = async () => {
+      if (!server.answers) throw grpcError(14, 'UNAVAILABLE: connection refused');
+    };
+    const r = relay({ maxBackoffMs: 100, sweepMs: 60_000 }, claiming);
+    await until(() => batches.length > 0 && server.probes > 0);
+    await receive(r, ['o0']);
+    server.answers = true;
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(batches.filter((b) => b.includes('otp'))).toEqual([['otp']]);
+  });
+
   it('tells a quiet workflow woken during a catch-up at once, in a round of its own', async () => {
     for (let w = 0; w < 30; w++) await store.register(`campaign-${w}`, [{ providerMessageId: `c${w}` }]);
     await store.register('otp', [{ providerMessageId: 'o0' }]);
@@ -535,6 +591,26 @@ describe('relay', () => {
       await receive(r, ['q0']);
       await advance(50);
       expect(signals.map((s) => s.workflowId).sort()).toEqual(['first', 'quiet']);
+    });
+
+    it('a send woken during a long outage is told within a probe of Temporal coming back, not when the backoff ends', async () => {
+      await store.register('first', [{ providerMessageId: 'f0' }]);
+      await store.register('quiet', [{ providerMessageId: 'q0' }]);
+      server.answers = false;
+      answer.current = async () => {
+        if (!server.answers) throw grpcError(14, 'UNAVAILABLE: connection refused');
+      };
+      const r = relay({ sweepMs: 60_000, maxBackoffMs: 5000 });
+      await receive(r, ['f0']);
+      // Long enough for the backoff to grow to 5 s.
+      await advance(12_000);
+      await receive(r, ['q0']);
+      await advance(20);
+      expect(signals).toEqual([]);
+      // Back while the send waits: told within a probe's interval, whatever is left of the pause.
+      server.answers = true;
+      await advance(150);
+      expect(signals.map((s) => s.workflowId)).toContain('quiet');
     });
 
     it('an overloaded Temporal (RESOURCE_EXHAUSTED for any other cause) pauses everything, counted against nobody', async () => {
