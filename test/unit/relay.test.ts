@@ -207,6 +207,30 @@ describe('relay', () => {
       expect(signals[1]!.at - signals[0]!.at).toBeLessThan(600);
     });
 
+    it("keeps a workflow's oldest age when a later page of its sweep sees only its newer outcomes", async () => {
+      // The campaign's first 10 outcomes, then a single send's, then the campaign's next 15, a second apart.
+      await store.register(
+        'campaign',
+        ids('c', 25).map((providerMessageId) => ({ providerMessageId })),
+      );
+      await store.register('sms', [{ providerMessageId: 's0' }]);
+      await store.recordEvents(ids('c', 10).map(delivered));
+      vi.setSystemTime(Date.now() + 1000);
+      await store.recordEvents([delivered('s0')]);
+      vi.setSystemTime(Date.now() + 1000);
+      await store.recordEvents(ids('c', 25).slice(10).map(delivered));
+      server.answers = false;
+      answer.current = async () => {
+        if (!server.answers) throw grpcError(14, 'UNAVAILABLE: connection refused');
+      };
+      // A page of one workflow (10 rows) a second: the campaign, the send, then the campaign's newer outcomes.
+      relay({ workflowsPerRound: 1, rounds: 1, sweepMs: 1000, maxBackoffMs: 60_000 });
+      await vi.advanceTimersByTimeAsync(2500);
+      server.answers = true;
+      await untilSignals(2);
+      expect(signals.map((s) => s.workflowId)).toEqual(['campaign', 'sms']);
+    });
+
     it('tells a busy workflow its last awaited outcomes at once, ahead of the rate rule', async () => {
       const r = await campaign();
       await receive(r, ['c0']);
@@ -318,12 +342,23 @@ describe('relay', () => {
       await store.recordEvents(messagesOf(w).map(delivered));
       await sleep(2);
     }
-    // Rounds side by side, each signal taking a while; a round holds at most 6 outcomes, so its claim puts off
-    // workflows that rounds chosen beside it would otherwise have passed.
+    // Rounds side by side, each claim and signal taking a while (the sweep pumps meanwhile); a round holds at most
+    // 6 outcomes, so its claim puts off workflows that rounds chosen beside it would otherwise have passed.
     answer.current = async () => {
       await sleep(10);
     };
-    relay({ workflowsPerRound: 4, rounds: 3, outcomesPerRound: 6, sweepMs: 5 });
+    const slowClaims: MessageStore = {
+      ...store,
+      outbox: {
+        ...store.outbox,
+        claim: async (workflowIds, options) => {
+          const claimed = await store.outbox.claim(workflowIds, options);
+          await sleep(20);
+          return claimed;
+        },
+      },
+    };
+    relay({ workflowsPerRound: 4, rounds: 3, outcomesPerRound: 6, sweepMs: 5 }, slowClaims);
     await until(async () => (await store.outbox.backlog()).untold === 0);
     // Each workflow's told-at is the time its round chose to tell it: never later for an older one.
     const toldAt = await Promise.all(workflows.map(async (w) => (await store.message(`${w}m0`))!.waiters[0]!.toldAt!));
