@@ -471,7 +471,7 @@ class OutboxRelay implements Relay {
     const batch = [...members];
     // A quiet round's workflows not told in it stay quiet (their next round is of their own too).
     const stayQuiet = (ids: readonly string[]) => {
-      if (quiet) for (const id of ids) this.woken.add(id);
+      if (quiet) for (const id of ids) if (this.due.has(id)) this.woken.add(id);
     };
     let claimed: Claimed;
     try {
