@@ -13,7 +13,9 @@
  * cursor. The backlog is told oldest first: one round is chosen at a time, each of the oldest due workflows
  * that are in no round, once the round before has claimed (what its outcome budget put off goes first in the
  * next); a workflow's round that did not get its signal through sends it back to the front. Quiet workflows
- * woken in-process go in a round of their own, ahead of the backlog, never in one with it. Only Temporal being out of reach or overloaded pauses all telling (with a growing backoff); a
+ * woken in-process go in a round of their own, ahead of the backlog, never in one with it.
+ *
+ * Only Temporal being out of reach or overloaded pauses all telling (with a growing backoff); a
  * workflow whose signal Temporal refuses waits out a backoff of its own, kept in the store, and after
  * SLOW_LANE_AFTER refusals in a row is tried once every `slowLaneMs`, never dropped.
  */
@@ -321,8 +323,8 @@ class OutboxRelay implements Relay {
       return;
     }
     this.waitedFor = undefined;
-    // The workflows this relay keeps telling (campaigns) before those it was not (the backlog); among those,
-    // the ones woken in-process before the ones the sweep found; the backlog oldest first.
+    // Those not told lately before the ones this relay keeps telling (campaigns); among those, the ones woken
+    // in-process before the ones the sweep found; the backlog oldest first.
     const lastTold = (id: string) => this.lastTold.get(id) ?? 0;
     const swept = (id: string) => (this.woken.has(id) ? 0 : 1);
     const age = (id: string) => this.oldest.get(id) ?? Number.MAX_SAFE_INTEGER;

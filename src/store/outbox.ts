@@ -275,8 +275,8 @@ async function untoldOf(
          SELECT w.workflow_id, w.provider_message_id, w.untold_since,
                 ROW_NUMBER() OVER (PARTITION BY w.workflow_id ORDER BY w.untold_since, w.provider_message_id) AS n
          FROM decided d JOIN waiters w ON d.kept = 1 AND w.workflow_id = d.workflow_id AND w.untold_since IS NOT NULL)
-       SELECT d.workflow_id, d.kept, d.share, m.provider_message_id, m.final_status, m.final_timestamp, m.final_event_id,
-              m.final_source, m.trace_parent, n.untold_since
+       SELECT d.workflow_id, d.kept, d.share, m.provider_message_id, m.final_status, m.final_timestamp,
+              m.final_event_id, m.final_source, m.trace_parent, n.untold_since
        FROM decided d
        LEFT JOIN numbered n ON n.workflow_id = d.workflow_id AND n.n <= ?
        LEFT JOIN messages m ON m.provider_message_id = n.provider_message_id
