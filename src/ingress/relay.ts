@@ -50,10 +50,11 @@ export interface RelayOptions {
   /** Workflows claimed together, in one store transaction (default 100). */
   workflowsPerRound?: number;
   /**
-   * Outcomes claimed together at most (default 10,000: one full signal): a round of workflows with much to tell
-   * holds fewer of them, so no claim holds the store for long (quiet sends wait for none but one of them).
+   * Outcomes in rounds of the backlog on their way at once, at most (default 10,000: one full signal; a workflow
+   * with more goes alone): no claim holds the store for long, and a quiet send's signal waits behind at most one
+   * large one.
    */
-  outcomesPerRound?: number;
+  outcomesInFlight?: number;
   /** Rounds in progress at once (default 4), besides the one for quiet workflows. */
   rounds?: number;
   /** Signal calls in flight at once within a round (default 16). */
@@ -148,6 +149,8 @@ class OutboxRelay implements Relay {
   private readonly oldest = new Map<string, number>();
   /** What a claim counted of a workflow it put off (past its round's budget): rounds are filled to fit. */
   private readonly untold = new Map<string, number>();
+  /** Outcomes claimed by the rounds of the others whose signals are on their way. */
+  private carrying = 0;
   /** A round of quiet workflows is in progress (one at a time, besides the others). */
   private quietRound = false;
   /** A round of the others is claiming: the next is chosen once it is over (what it put off goes first). */
@@ -329,24 +332,32 @@ class OutboxRelay implements Relay {
     const swept = (id: string) => (this.woken.has(id) ? 0 : 1);
     const age = (id: string) => this.oldest.get(id) ?? Number.MAX_SAFE_INTEGER;
     others.sort((a, b) => lastTold(a) - lastTold(b) || swept(a) - swept(b) || age(a) - age(b));
-    this.start(this.fill(others, perRound));
+    const batch = this.fill(others, perRound);
+    if (batch.length > 0) this.start(batch);
   }
 
   /**
-   * The first of the ranked workflows whose outcomes, as far as a claim counted them, fit in a round's budget
-   * (at least one): so the claim need not put many off, and count them again, round after round.
+   * The first of the ranked workflows whose outcomes, as far as a claim counted them, fit in what is left of the
+   * outcomes in flight (the first one whatever its count when none are): so the claim need not put many off, and
+   * count them again, round after round. None when the first does not fit.
    */
   private fill(ranked: string[], perRound: number): string[] {
-    const budget = this.options.outcomesPerRound ?? this.options.maxOutcomesPerSignal ?? MAX_OUTCOMES_PER_SIGNAL;
+    const room = this.room();
     const batch: string[] = [];
     let outcomes = 0;
     for (const id of ranked) {
       const count = this.untold.get(id) ?? 1;
-      if (batch.length === perRound || (batch.length > 0 && outcomes + count > budget)) break;
+      if (batch.length === perRound || ((batch.length > 0 || this.carrying > 0) && outcomes + count > room)) break;
       batch.push(id);
       outcomes += count;
     }
     return batch;
+  }
+
+  /** Outcomes a round of the others may claim now: what is left of `outcomesInFlight` (at least one). */
+  private room(): number {
+    const { outcomesInFlight, maxOutcomesPerSignal = MAX_OUTCOMES_PER_SIGNAL } = this.options;
+    return Math.max(1, (outcomesInFlight ?? maxOutcomesPerSignal) - this.carrying);
   }
 
   private start(batch: string[], quiet = false): void {
@@ -425,7 +436,13 @@ class OutboxRelay implements Relay {
     if (!claimed) return;
     // What does not fit in one signal stays untold for the next.
     const signals = claimed.outcomes.map(signalOf);
-    const results = await this.signalAll(signals);
+    const carried = quiet ? 0 : claimed.outcomes.reduce((sum, w) => sum + w.outcomes.length, 0);
+    this.carrying += carried;
+    const results = await this.signalAll(signals).finally(() => {
+      this.carrying -= carried;
+      // Room for the next round of the others, while this one marks what it told.
+      if (carried > 0) setImmediate(() => this.pump());
+    });
     const { told, ended, untried, notTold } = byResult(signals, results);
     // Temporal itself out of reach or overloaded: everything waits, and nothing counts against the workflows.
     const outage =
@@ -482,7 +499,7 @@ class OutboxRelay implements Relay {
         leaseMs: this.leaseMs,
         minIntervalMs: this.intervalMs,
         maxOutcomes: maxOutcomesPerSignal,
-        maxOutcomesInAll: this.options.outcomesPerRound ?? maxOutcomesPerSignal,
+        maxOutcomesInAll: quiet ? maxOutcomesPerSignal : this.room(),
         now: toldAt,
       });
     } catch (error) {

@@ -342,8 +342,8 @@ describe('relay', () => {
       await store.recordEvents(messagesOf(w).map(delivered));
       await sleep(2);
     }
-    // Rounds side by side, each claim and signal taking a while (the sweep pumps meanwhile); a round holds at most
-    // 6 outcomes, so its claim puts off workflows that rounds chosen beside it would otherwise have passed.
+    // Rounds side by side, each claim and signal taking a while (the sweep pumps meanwhile); at most 6 outcomes are
+    // in flight, so a claim puts off workflows that rounds chosen beside it would otherwise have passed.
     answer.current = async () => {
       await sleep(10);
     };
@@ -358,12 +358,34 @@ describe('relay', () => {
         },
       },
     };
-    relay({ workflowsPerRound: 4, rounds: 3, outcomesPerRound: 6, sweepMs: 5 }, slowClaims);
+    relay({ workflowsPerRound: 4, rounds: 3, outcomesInFlight: 6, sweepMs: 5 }, slowClaims);
     await until(async () => (await store.outbox.backlog()).untold === 0);
     // Each workflow's told-at is the time its round chose to tell it: never later for an older one.
     const toldAt = await Promise.all(workflows.map(async (w) => (await store.message(`${w}m0`))!.waiters[0]!.toldAt!));
     const late = workflows.filter((w, i) => toldAt.slice(i + 1).some((younger) => younger < toldAt[i]!));
     expect(late).toEqual([]);
+  });
+
+  it('keeps at most outcomesInFlight of the backlog in signals on their way (a workflow with more alone)', async () => {
+    const heavy = ids('heavy-', 3);
+    for (const w of heavy) {
+      await store.register(
+        w,
+        ids(`${w}m`, 5).map((providerMessageId) => ({ providerMessageId })),
+      );
+      await store.recordEvents(ids(`${w}m`, 5).map(delivered));
+    }
+    let inFlight = 0;
+    let most = 0;
+    answer.current = async () => {
+      most = Math.max(most, ++inFlight);
+      await sleep(10);
+      inFlight--;
+    };
+    relay({ outcomesInFlight: 6, sweepMs: 5 });
+    await until(async () => (await store.outbox.backlog()).untold === 0);
+    expect(signals.map((s) => s.ids.length)).toEqual([5, 5, 5]);
+    expect(most).toBe(1);
   });
 
   it('tells a quiet workflow in a round of its own, never in one with the backlog', async () => {
