@@ -67,6 +67,8 @@ export interface StackOptions {
    * returns once it is routed. Without it the worker polls unversioned.
    */
   versioning?: WorkerVersioning;
+  /** The stack's worker also serves the `msgflow` Nexus service on its queue (docs/nexus.md). */
+  nexus?: boolean;
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
   startWorker?: boolean;
   logger?: Logger;
@@ -251,6 +253,7 @@ async function startWorker({
     otpGuard: options.otpGuard,
     logger: options.logger,
     versioning: options.versioning,
+    ...(options.nexus && options.otpKeys ? { nexus: { otpKeys: options.otpKeys } } : {}),
   });
   const workerRun = worker.run();
   cleanups.push(async () => {

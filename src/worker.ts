@@ -4,6 +4,7 @@
  * Temporal server enforces across every worker on it. Every provider call first takes a request from the
  * token's budget in the message store.
  */
+import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
@@ -21,6 +22,7 @@ import {
   WorkerSettings,
 } from './config.js';
 import type { KeyRing } from './crypto/keyring.js';
+import type { OtpKeys } from './crypto/otp-keys.js';
 import { providerQueueRate, providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
 import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
@@ -30,10 +32,17 @@ import { otpSealKeyRingOf } from './crypto/otp-keys.js';
 import { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { type CurrentOutcome, makeBuildCurrent, type WorkerVersioning } from './temporal/worker-deployment.js';
-import { dataConverterOf, FAILURE_CONVERTER_PATH, msgflowDataConverter } from './temporal/data-converter.js';
+import {
+  dataConverterOf,
+  FAILURE_CONVERTER_PATH,
+  msgflowDataConverter,
+  nexusAnswerDataConverter,
+} from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { teamWeightsOf } from './temporal/team-weights.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
+import { Msgflow } from './starter/index.js';
+import { msgflowNexusHandler } from './starter/nexus.js';
 import { startTracing } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
@@ -89,6 +98,11 @@ export interface MsgflowWorkerOptions {
    * (`workerVersioningOf`); without it the worker polls unversioned.
    */
   versioning?: WorkerVersioning;
+  /**
+   * Serve the `msgflow` Nexus service on the workflows' queue (docs/nexus.md), with the OTP keys its OTP
+   * operations need (the starter's). Without it the worker polls no Nexus tasks.
+   */
+  nexus?: { otpKeys: OtpKeys };
 }
 
 export interface MsgflowWorker {
@@ -171,8 +185,11 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
     ...deploymentOptionsOf(versioning),
   });
+  const nexus =
+    options.nexus &&
+    (await createNexusWorker(Worker, options, options.nexus.otpKeys, { dataConverter, taskQueue, namespace }));
   return runningTogether(
-    [workflows, provider],
+    [workflows, provider, ...(nexus ? [nexus] : [])],
     versioning && {
       versioning,
       service: connection.workflowService,
@@ -180,6 +197,30 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
       logger: options.logger,
     },
   );
+}
+
+/**
+ * The Nexus service's worker, on the workflows' queue. Its own converter has no codec, so the answers and
+ * failures it gives reach callers in plain form (a worker's one converter serves its Nexus answers too: on the
+ * workflow worker they would be sealed); the facade it calls writes msgflow's histories through a
+ * client with msgflow's converter, encrypted as everywhere else.
+ */
+async function createNexusWorker(
+  Worker: Awaited<ReturnType<typeof loadWorkerSdk>>['Worker'],
+  options: MsgflowWorkerOptions,
+  otpKeys: OtpKeys,
+  { dataConverter, taskQueue, namespace }: { dataConverter: DataConverter; taskQueue: string; namespace: string },
+): Promise<Worker> {
+  const client = new Client({ connection: options.connection, namespace, dataConverter });
+  const msgflow = new Msgflow(client, taskQueue, { otpKeys });
+  return Worker.create({
+    connection: options.connection,
+    namespace,
+    taskQueue,
+    dataConverter: nexusAnswerDataConverter(),
+    nexusServices: [msgflowNexusHandler(msgflow)],
+    ...deploymentOptionsOf(options.versioning),
+  });
 }
 
 /**

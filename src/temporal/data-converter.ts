@@ -21,6 +21,14 @@ export function msgflowDataConverter(ring?: KeyRing): DataConverter {
   };
 }
 
+/**
+ * The converter of the Nexus service's answers: Temporal's defaults, no codec and failure messages in clear,
+ * since they go to callers who have none of msgflow's keys (docs/nexus.md). msgflow's histories never see it.
+ */
+export function nexusAnswerDataConverter(): DataConverter {
+  return {};
+}
+
 /** The key ring of MSGFLOW_ENCRYPTION_KEY, or undefined when it is not set. */
 export function keyRingFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRing | undefined {
   return encryptionKeyRing(parseEnv(EncryptionEnv, env));

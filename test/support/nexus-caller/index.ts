@@ -1,0 +1,90 @@
+/**
+ * The caller's side for Nexus tests: a namespace of its own, an endpoint routing to a msgflow stack's queue,
+ * and a worker running the caller workflow with Temporal's default converter (no msgflow key anywhere).
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { OperationKey } from 'nexus-rpc';
+import { inject } from 'vitest';
+import type { MsgflowNexusService } from '../../../src/api/nexus-service.js';
+import { waitFor } from '../wait-for.js';
+import type { callMsgflow, MsgflowCall } from './workflows.js';
+
+const { google } = proto;
+const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url));
+
+export interface NexusCaller {
+  namespace: string;
+  endpoint: string;
+  /** The caller's client: Temporal's default data converter, no codec. */
+  client: Client;
+  call<K extends OperationKey<MsgflowNexusService['operations']>>(
+    operation: K,
+    input: MsgflowCall<K>['input'],
+  ): Promise<{ workflowId: string; result: Awaited<ReturnType<typeof callMsgflow<K>>> }>;
+  close(): Promise<void>;
+}
+
+/** A caller namespace and worker, and an endpoint named for this test that targets `target`'s task queue. */
+export async function startNexusCaller(target: { namespace: string; taskQueue: string }): Promise<NexusCaller> {
+  const { address } = inject('temporal');
+  const id = randomUUID().slice(0, 8);
+  const namespace = `callers-${id}`;
+  const endpoint = `msgflow-${id}`;
+  const taskQueue = `caller-${id}`;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const connection = await Connection.connect({ address });
+    cleanups.push(() => connection.close());
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: google.protobuf.Duration.fromObject({ seconds: 24 * 60 * 60 }),
+    });
+    await waitFor(() => connection.workflowService.describeNamespace({ namespace }), `namespace ${namespace}`);
+    const { endpoint: created } = await connection.operatorService.createNexusEndpoint({
+      spec: { name: endpoint, target: { worker: { namespace: target.namespace, taskQueue: target.taskQueue } } },
+    });
+    cleanups.push(() =>
+      connection.operatorService.deleteNexusEndpoint({ id: created!.id!, version: created!.version! }),
+    );
+
+    const workerConnection = await NativeConnection.connect({ address });
+    cleanups.push(() => workerConnection.close());
+    // A new namespace reaches the server's caches within seconds: the worker may be refused until then.
+    const worker = await waitFor(
+      () => Worker.create({ connection: workerConnection, namespace, taskQueue, workflowsPath: WORKFLOWS_PATH }),
+      `a worker in ${namespace}`,
+    );
+    const running = worker.run();
+    cleanups.push(async () => {
+      worker.shutdown();
+      await running;
+    });
+
+    const client = new Client({ connection, namespace });
+    return {
+      namespace,
+      endpoint,
+      client,
+      async call(operation, input) {
+        const workflowId = `caller-${operation}-${randomUUID()}`;
+        const result = await client.workflow.execute('callMsgflow', {
+          workflowId,
+          taskQueue,
+          args: [{ endpoint, operation, input }],
+        });
+        return { workflowId, result };
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
