@@ -21,6 +21,7 @@ const ENTRY_POINTS = [
   'msgflow/worker',
   'msgflow/ingress',
   'msgflow/sandbox',
+  'msgflow/nexus',
   'msgflow/testing',
 ];
 const MINUTES = 60_000;
@@ -103,7 +104,7 @@ afterAll(() => {
 describe('the tarball', () => {
   it('ships the compiled code, declarations, README and LICENSE, and nothing of tests, bench, CI or scripts', () => {
     expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
-    for (const entry of ['index', 'client', 'worker', 'ingress', 'sandbox', 'testing']) {
+    for (const entry of ['index', 'client', 'worker', 'ingress', 'sandbox', 'nexus', 'testing']) {
       expect(packedFiles).toContain(`dist/src/entry/${entry}.js`);
       expect(packedFiles).toContain(`dist/src/entry/${entry}.d.ts`);
     }

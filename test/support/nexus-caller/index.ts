@@ -19,6 +19,8 @@ const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url))
 export interface NexusCaller {
   namespace: string;
   endpoint: string;
+  /** The queue the caller's worker runs `callMsgflow` on. */
+  taskQueue: string;
   /** The caller's client: Temporal's default data converter, no codec. */
   client: Client;
   call<K extends OperationKey<MsgflowNexusService['operations']>>(
@@ -71,6 +73,7 @@ export async function startNexusCaller(target: { namespace: string; taskQueue: s
     return {
       namespace,
       endpoint,
+      taskQueue,
       client,
       async call(operation, input) {
         const workflowId = `caller-${operation}-${randomUUID()}`;
