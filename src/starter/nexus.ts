@@ -48,7 +48,7 @@ export function nexusErrorOf(error: unknown): unknown {
     // BAD_REQUEST is never retried: the message names each offending field.
     return new nexus.HandlerError('BAD_REQUEST', error.message, { cause: error });
   if (error instanceof OtpVerificationUnavailableError)
-    return new nexus.HandlerError('UNAVAILABLE', error.message, { cause: error, retryableOverride: true });
+    return new nexus.HandlerError('UNAVAILABLE', error.message, { cause: error });
   const refusal = refusalOf(error);
   if (refusal) return new nexus.OperationError('failed', refusal.message, { cause: refusal });
   if (error instanceof WorkflowFailedError)
