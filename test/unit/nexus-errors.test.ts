@@ -1,4 +1,5 @@
 /** What a Nexus caller sees of the facade's errors: bad input is final, a refusal is typed, an outage retried. */
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { HandlerError, OperationError } from 'nexus-rpc';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +34,14 @@ describe('nexusErrorOf', () => {
       type: 'OtpBlockedError',
       details: [{ reason: 'deny_list', retryAfterSeconds: null }],
     });
+  });
+
+  it("fails the operation with a failed sendSms run's own failure", () => {
+    const reason = ApplicationFailure.nonRetryable('the account has no balance', 'InsufficientBalance');
+    const error = nexusErrorOf(new WorkflowFailedError('Workflow execution failed', reason, 'NON_RETRYABLE_FAILURE'));
+    expect(error).toBeInstanceOf(OperationError);
+    expect(error).toMatchObject({ state: 'failed', message: 'the account has no balance' });
+    expect((error as Error).cause).toBe(reason);
   });
 
   it('has the server retry when the provider cannot check a code just now', () => {
