@@ -21,8 +21,8 @@ const ENTRY_POINTS = [
   'msgflow/worker',
   'msgflow/ingress',
   'msgflow/sandbox',
-  'msgflow/nexus',
   'msgflow/testing',
+  'msgflow/nexus',
 ];
 const MINUTES = 60_000;
 
@@ -189,13 +189,14 @@ describe('with the optional peers', () => {
     const imported = await Promise.all(
       ENTRY_POINTS.map((entry) => node(['import-entry.mjs', entry], app).then(({ stdout }) => stdout)),
     );
-    const [main, client, worker, ingress, sandbox, testing] = imported;
+    const [main, client, worker, ingress, sandbox, testing, nexus] = imported;
     expect(main).toContain('Msgflow');
     expect(client).toContain('MessagingClient');
     expect(worker).toContain('createMsgflowWorker');
     expect(ingress).toContain('createIngressApp');
     expect(sandbox).toContain('startSandbox');
     expect(testing).toContain('startStack');
+    expect(nexus).toContain('msgflowNexusService');
   });
 
   it('imports msgflow without loading a native module, the worker SDK or a database driver', async () => {
