@@ -114,6 +114,8 @@ export const WorkerEnv = z.object({
     .optional(),
   /** When the worker makes its build the deployment's current version: `if-none` (first install), `always`, `never`. */
   MSGFLOW_DEPLOYMENT_MAKE_CURRENT: z.enum(MAKE_CURRENT_MODES).default('if-none'),
+  /** `true`: the worker also serves the `msgflow` Nexus service on its queue (needs the OTP keys, docs/nexus.md). */
+  MSGFLOW_NEXUS: flag,
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

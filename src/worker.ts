@@ -28,7 +28,7 @@ import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpGuardOf } from './otp-guard-file.js';
-import { otpSealKeyRingOf } from './crypto/otp-keys.js';
+import { otpKeysFromEnv, otpSealKeyRingOf } from './crypto/otp-keys.js';
 import { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { type CurrentOutcome, makeBuildCurrent, type WorkerVersioning } from './temporal/worker-deployment.js';
@@ -437,6 +437,8 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
   if (!settings.MSGFLOW_API_TOKEN)
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const otpGuard = otpGuardOf(settings);
+  // The Nexus service's OTP operations hash and seal as the starter does: a missing key stops the worker here.
+  const nexus = settings.MSGFLOW_NEXUS ? { otpKeys: otpKeysFromEnv(env) } : undefined;
   const choices = await workerChoicesOf(settings, createLogger('worker'));
   const dataConverter = dataConverterOf(settings);
   // Before any native connection: the runtime is created once per process.
@@ -466,6 +468,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     otpGuard,
     logger: createLogger('worker'),
     versioning: workerVersioningOf(settings),
+    nexus,
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;

@@ -78,6 +78,15 @@ describe('WorkerSettings', () => {
     expect(activeTracing()).toBeUndefined();
   });
 
+  it('stops a worker serving the Nexus service without the OTP hash key, before it connects', async () => {
+    const error = await createMsgflowWorkerFromEnv({ MSGFLOW_API_TOKEN: 'token', MSGFLOW_NEXUS: 'true' }).then(
+      () => undefined,
+      (failure: unknown) => failure as Error,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.message).toMatch(/^MSGFLOW_OTP_HASH_KEY is required for OTP/);
+  });
+
   it("keeps the store's rule: an encryption key needs a lookup key", () => {
     expect(() => parseEnv(WorkerSettings, { MSGFLOW_ENCRYPTION_KEY: generateKey() })).toThrow(
       /MSGFLOW_STORE_LOOKUP_KEY/,
