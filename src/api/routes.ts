@@ -64,6 +64,8 @@ export const routes = {
     response: OtpSendResult,
     idempotent: true,
     charged: true,
+    // `otp_id` resends that OTP's pending code: 404 when the account has none by that id.
+    bodyNamesRecord: true,
   }),
   otpVerify: route({
     method: 'POST',
