@@ -14,6 +14,7 @@ import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { ENCRYPTED_ENCODING } from '../../src/temporal/codec.js';
 import { type NexusCaller, startNexusCaller } from '../support/nexus-caller/index.js';
+import { latestOtpCode, wrongOtpCode } from '../support/otp-inbox.js';
 import { startTestStack } from '../support/stack.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -108,9 +109,8 @@ describe('msgflow as a Nexus service', () => {
     const recipient = '2348012345611';
     const { result: sent } = await caller.call('sendOtp', { purpose: 'login', recipient });
     expect(sent).toMatchObject({ status: 'sent', sends: 1 });
-    const [newest] = await stack.admin.inbox(recipient);
-    const code = newest!.text.match(/\b(\d{4,10})\b/)![1]!;
-    const wrong = String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+    const code = await latestOtpCode(stack.admin, recipient);
+    const wrong = wrongOtpCode(code);
 
     const refused = await caller.call('verifyOtp', { purpose: 'login', recipient, code: wrong });
     expect(refused.result).toMatchObject({ status: 'invalid' });

@@ -12,6 +12,7 @@ import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 import { sealString } from '../../src/crypto/keyring.js';
 import { otpWorkflowId } from '../../src/starter/otp.js';
 import { OTP_REJECTIONS, verifyUpdate } from '../../src/definitions/otp.js';
+import { latestOtpCode, wrongOtpCode } from '../support/otp-inbox.js';
 import { startTestStack } from '../support/stack.js';
 
 /** A distinct valid recipient per test, so sessions never meet. */
@@ -29,15 +30,8 @@ describe('OTP send-then-verify', () => {
     await stack?.close();
   });
 
-  /** The newest code the sandbox delivered to `recipient`. */
-  async function latestCode(recipient: string): Promise<string> {
-    const [newest] = await stack.admin.inbox(recipient);
-    const code = newest?.text.match(/\b(\d{4,10})\b/)?.[1];
-    if (!code) throw new Error(`no code in the inbox of ${recipient}`);
-    return code;
-  }
-
-  const wrong = (code: string) => String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+  const latestCode = (recipient: string) => latestOtpCode(stack.admin, recipient);
+  const wrong = wrongOtpCode;
 
   it('verifies a code once and only once, charging one send', async () => {
     const recipient = newRecipient();

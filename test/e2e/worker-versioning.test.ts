@@ -18,6 +18,8 @@ import { providerTaskQueue } from '../../src/definitions/task-queues.js';
 import { cliEnvFor, runMsgflow } from '../support/cli.js';
 import { startTestStack, startTestWorker, type TestWorker } from '../support/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { buildsOfTasks } from '../support/history.js';
+import { latestOtpCode } from '../support/otp-inbox.js';
 import { waitFor } from '../support/wait-for.js';
 
 const BUILD_A = 'build-a';
@@ -79,20 +81,8 @@ describe('versioned workers', () => {
   }
 
   /** The build of every completed workflow task in a run's history. */
-  async function buildsOfTasks(handle: WorkflowHandle): Promise<string[]> {
-    const { events } = await handle.fetchHistory();
-    return (events ?? []).flatMap((event) => {
-      const buildId = event.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId;
-      return buildId ? [buildId] : [];
-    });
-  }
-
-  async function latestCode(recipient: string): Promise<string> {
-    const [newest] = await stack.admin.inbox(recipient);
-    const code = newest?.text.match(/\b(\d{4,10})\b/)?.[1];
-    if (!code) throw new Error(`no code in the inbox of ${recipient}`);
-    return code;
-  }
+  const taskBuildsOf = async (handle: WorkflowHandle) => buildsOfTasks((await handle.fetchHistory()).events ?? []);
+  const latestCode = (recipient: string) => latestOtpCode(stack.admin, recipient);
 
   it(
     'keeps a pinned run on its build, moves an auto-upgrade one, and holds the old build until the pinned run ends',
@@ -160,13 +150,13 @@ describe('versioned workers', () => {
       );
       const scheduledRun = stack.temporal.workflow.getHandle(scheduled.workflowId);
       await scheduledRun.result();
-      expect(new Set(await buildsOfTasks(scheduledRun))).toEqual(new Set([BUILD_B]));
+      expect(new Set(await taskBuildsOf(scheduledRun))).toEqual(new Set([BUILD_B]));
       await stack.msgflow.campaignSchedules.delete(scheduleId);
 
       // The campaign moves to build B at its next task and finishes there.
       await campaign.resume();
       expect(await campaign.result()).toMatchObject({ sent: recipients.length });
-      const campaignBuilds = await buildsOfTasks(campaignHandle);
+      const campaignBuilds = await taskBuildsOf(campaignHandle);
       expect(campaignBuilds).toContain(BUILD_A);
       expect(campaignBuilds.at(-1)).toBe(BUILD_B);
 
@@ -175,7 +165,7 @@ describe('versioned workers', () => {
         await stack.msgflow.verifyOtp({ purpose: 'login', recipient: onA, code: await latestCode(onA) }),
       ).toMatchObject({ status: 'verified' });
       await otpOnA.result();
-      expect(new Set(await buildsOfTasks(otpOnA))).toEqual(new Set([BUILD_A]));
+      expect(new Set(await taskBuildsOf(otpOnA))).toEqual(new Set([BUILD_A]));
 
       const after = await waitFor(async () => {
         const { status: s } = await status();

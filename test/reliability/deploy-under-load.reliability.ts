@@ -24,6 +24,8 @@ import type { RunningStack } from '../../src/stack.js';
 import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
 import { freePort } from '../../src/temporal/dev-server.js';
 import { cliEnvFor, runMsgflow } from '../support/cli.js';
+import { buildsOfTasks } from '../support/history.js';
+import { latestOtpCode } from '../support/otp-inbox.js';
 import { startTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
@@ -150,18 +152,8 @@ describe('a deploy under load', () => {
     stack.temporal.workflowService.setWorkerDeploymentCurrentVersion({ ...deployment(), buildId: build.buildId });
 
   /** The build of every completed workflow task of a run, in order. */
-  async function taskBuilds(handle: WorkflowHandle): Promise<string[]> {
-    const { events } = await handle.fetchHistory();
-    return (events ?? []).flatMap((e) => e.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? []);
-  }
+  const taskBuilds = async (handle: WorkflowHandle) => buildsOfTasks((await handle.fetchHistory()).events ?? []);
   const handleOf = (workflowId: string) => stack.temporal.workflow.getHandle(workflowId);
-
-  async function latestCode(recipient: string): Promise<string> {
-    const [newest] = await stack.admin.inbox(recipient);
-    const code = newest?.text.match(/\b(\d{4,10})\b/)?.[1];
-    if (!code) throw new Error(`no code in the inbox of ${recipient}`);
-    return code;
-  }
 
   it("replays the release's pinned histories against the release's own build", async () => {
     // npm test replays the auto-upgrade types' histories against the current code; pinned runs finish on their
@@ -222,7 +214,11 @@ describe('a deploy under load', () => {
       sessions.set(recipient, (await stack.msgflow.sendOtp({ purpose: 'login', recipient })).workflowId);
     const verified = new Set<string>();
     const verify = async (recipient: string) => {
-      const answer = await stack.msgflow.verifyOtp({ purpose: 'login', recipient, code: await latestCode(recipient) });
+      const answer = await stack.msgflow.verifyOtp({
+        purpose: 'login',
+        recipient,
+        code: await latestOtpCode(stack.admin, recipient),
+      });
       if (answer.status === 'verified') verified.add(recipient);
     };
     for (const recipient of otpRecipients.slice(0, OTP_SESSIONS)) await startOtp(recipient);
@@ -293,9 +289,7 @@ describe('a deploy under load', () => {
       nonDeterminism += (events ?? []).filter(
         (e) => e.workflowTaskFailedEventAttributes?.cause === NON_DETERMINISTIC,
       ).length;
-      const tasks = (events ?? []).flatMap(
-        (e) => e.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? [],
-      );
+      const tasks = buildsOfTasks(events ?? []);
       const first = tasks[0] === A.buildId ? 'A' : tasks[0] === B.buildId ? 'B' : '?';
       perBuild[`${run.type}@${first}`] = (perBuild[`${run.type}@${first}`] ?? 0) + 1;
       if (run.type !== 'smsCampaign' && first === 'A' && tasks.every((t) => t === A.buildId)) pinnedFinishedOnA++;

@@ -32,3 +32,8 @@ export function activityCalls(events: readonly HistoryEvent[], activityType?: st
   }
   return activityType === undefined ? calls : calls.filter((c) => c.activityType === activityType);
 }
+
+/** The build of every completed workflow task in a history, in order (versioned workers only). */
+export function buildsOfTasks(events: readonly HistoryEvent[]): string[] {
+  return events.flatMap((e) => e.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? []);
+}
