@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Usage: python-example.sh
-# Runs examples/python/send_sms.py (the Temporal Python SDK, payloads through msgflow's codec endpoint) against
-# `msgflow dev`, started on free loopback ports in a temporary folder of its own, and requires its SMS
-# delivered; a bad number first, which the example must refuse against msgflow's published JSON Schema (exit 2,
-# naming the field). The venv lives in ~/.cache/msgflow/python-example-venv (made once, `pip install temporalio
-# jsonschema` from PyPI). Fails, never skips, when python3, venv or pip is missing. Needs the checkout's node_modules and a
-# Temporal CLI (`msgflow temporal ensure`).
+# Runs the Python examples (the Temporal Python SDK) against `msgflow dev` with its Nexus service on
+# (MSGFLOW_NEXUS=true), started on free loopback ports in a temporary folder of its own:
+# - examples/python/send_sms.py (payloads through msgflow's codec endpoint) must get its SMS delivered; a bad
+#   number first, which it must refuse against msgflow's published JSON Schema (exit 2, naming the field);
+# - examples/python/nexus_caller.py, workflows in the `callers` namespace calling the `msgflow` endpoint with
+#   Temporal's default converter, must get an SMS delivered, a wrong OTP code refused and the right one verified.
+#   The namespace and endpoint are created here when missing.
+# The venv lives in ~/.cache/msgflow/python-example-venv (made once, `pip install temporalio jsonschema` from
+# PyPI; remade when its temporalio predates Nexus). Fails, never skips, when python3, venv or pip is missing.
+# Needs the checkout's node_modules and a Temporal CLI (`msgflow temporal ensure`).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${XDG_CACHE_HOME:-$HOME/.cache}/msgflow/python-example-venv
-PACKAGES=('temporalio>=1.8,<2' 'jsonschema>=4.18,<5')
+# temporalio 1.14 is the first with a Nexus caller (workflow.create_nexus_client).
+PACKAGES=('temporalio>=1.14,<2' 'jsonschema>=4.18,<5')
+CALLER_NAMESPACE=callers
+ENDPOINT=msgflow
 work=$(mktemp -d "${TMPDIR:-/tmp}/msgflow-python-example-XXXXXX")
 log=$work/dev.log
 RUN_SECONDS=300
+# The caller's run takes seconds; an operation msgflow never answers would be retried for hours.
+CALLER_SECONDS=120
 # shellcheck source=scripts/lib/dev-stack.sh
 source "$repo/scripts/lib/dev-stack.sh"
 trap 'dev_stop; rm -rf "$work"' EXIT
@@ -25,7 +34,11 @@ fail() {
 
 # --- Python, a venv and temporalio: missing parts are failures, not skips -----------------------------------
 command -v python3 >/dev/null || fail "python3 is missing (install Python 3.9 or later)"
-if ! "$venv/bin/python" -c 'import temporalio, jsonschema' 2>/dev/null; then
+# A venv whose packages are missing or below PACKAGES' floors is made again.
+if ! "$venv/bin/python" -c '
+import sys
+import jsonschema, temporalio.workflow
+sys.exit(0 if hasattr(temporalio.workflow, "create_nexus_client") else 1)' 2>/dev/null; then
   rm -rf "$venv"
   mkdir -p "$(dirname "$venv")"
   if ! python3 -m venv "$venv" 2>"$work/venv.err"; then
@@ -50,8 +63,28 @@ refusal=$("$venv/bin/python" "$repo/examples/python/send_sms.py" nonsense 2>&1) 
   fail "the example should refuse the number 'nonsense' (exit 2, naming recipients.0); it exited $refused: $refusal"
 echo "python example: bad input refused ($refusal)"
 
-# --- msgflow dev on free ports, in a folder of its own --------------------------------------------------------
+# --- msgflow dev on free ports, in a folder of its own, serving the Nexus service ------------------------------
+temporal_cli=$(cd "$work" && env -u TEMPORAL_ADDRESS "${dev_cli[@]}" temporal ensure) && [ -x "$temporal_cli" ] ||
+  fail "no Temporal CLI (msgflow temporal ensure printed '${temporal_cli:-nothing}')"
+export MSGFLOW_NEXUS=true
 dev_start
+dev_setting() { sed -n "s/^$1=//p" "$work/.data/dev.env"; }
+address=$(dev_setting TEMPORAL_ADDRESS)
+# The caller's namespace and the endpoint to msgflow's namespace and workflows' queue, unless they exist.
+temporal_op() { env -u TEMPORAL_CONFIG_FILE -u TEMPORAL_NAMESPACE "$temporal_cli" operator "$@" --address "$address"; }
+temporal_op namespace describe --namespace "$CALLER_NAMESPACE" >/dev/null 2>&1 ||
+  temporal_op namespace create --namespace "$CALLER_NAMESPACE" >/dev/null ||
+  fail "could not create the namespace $CALLER_NAMESPACE"
+temporal_op nexus endpoint get --name "$ENDPOINT" >/dev/null 2>&1 ||
+  temporal_op nexus endpoint create --name "$ENDPOINT" --target-namespace "$(dev_setting TEMPORAL_NAMESPACE)" \
+    --target-task-queue "$(dev_setting MSGFLOW_TASK_QUEUE)" >/dev/null ||
+  fail "could not create the Nexus endpoint $ENDPOINT"
+# A new namespace takes a few seconds to reach the frontend's cache: until then its calls are refused.
+for _ in $(seq 30); do
+  env -u TEMPORAL_CONFIG_FILE "$temporal_cli" workflow list --namespace "$CALLER_NAMESPACE" --limit 1 \
+    --address "$address" >/dev/null 2>&1 && break
+  sleep 1
+done
 
 # --- The example: it reads .data/dev.env from the folder it runs in --------------------------------------------
 result=$(cd "$work" && env -u MSGFLOW_CODEC_TOKEN -u TEMPORAL_ADDRESS -u TEMPORAL_NAMESPACE -u MSGFLOW_TASK_QUEUE \
@@ -61,3 +94,10 @@ status=$(sms_statuses "$result") ||
   fail "the Python example printed no result: $result"
 [ "$status" = delivered ] || fail "the SMS ended '$status', not delivered: $result"
 echo "python example: sms delivered ($result)"
+
+# --- The Nexus caller: workflows in their own namespace, Temporal's default converter, msgflow's endpoint --------
+called=$(cd "$work" && env -u TEMPORAL_NAMESPACE MSGFLOW_CALLER_NAMESPACE="$CALLER_NAMESPACE" \
+  MSGFLOW_NEXUS_ENDPOINT="$ENDPOINT" timeout "$CALLER_SECONDS" "$venv/bin/python" "$repo/examples/python/nexus_caller.py" \
+  2348012345678 2348012340001 2>&1) || fail "the Python Nexus caller failed or took over ${CALLER_SECONDS} s: ${called:-no output}"
+echo "python nexus caller: sms delivered, a wrong code refused, the right one verified"
+echo "$called"

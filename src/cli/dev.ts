@@ -77,7 +77,7 @@ export function registerDevCommands(dev: Command): void {
     mkdirSync(DATA_DIR, { recursive: true });
     const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
     const sandboxEnv = parseEnv(SandboxEnv, process.env);
-    const { MSGFLOW_TASK_QUEUE } = parseEnv(WorkerEnv, process.env);
+    const { MSGFLOW_TASK_QUEUE, MSGFLOW_NEXUS } = parseEnv(WorkerEnv, process.env);
     const { encryptionKey, otpHashKey, storeLookupKey, codecTokens } = devSecrets(previous);
     const storeEnv = {
       ...process.env,
@@ -120,6 +120,8 @@ export function registerDevCommands(dev: Command): void {
       ingress: { port: Number(options.ingressPort) },
       ...workerChoices,
       versioning,
+      // MSGFLOW_NEXUS=true: the worker serves the `msgflow` Nexus service too, as `msgflow worker` does.
+      nexus: MSGFLOW_NEXUS,
       audienceAccess: devAudienceAccess(),
       otpGuard: otpGuardFromEnv(process.env),
       reuseToken: previous.MSGFLOW_API_TOKEN,
