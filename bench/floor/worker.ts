@@ -1,10 +1,12 @@
 /**
  * The floor's worker, a process of its own like `msgflow worker`: `floorRoundTrip` on the queue given as the
- * first argument, its no-op activity on the sibling queue. Connects as msgflow's worker does (TEMPORAL_ADDRESS, …).
+ * first argument, its no-op activity on the sibling queue, and the empty Nexus service (the Nexus path's floor) on
+ * a queue of its own. Connects as msgflow's worker does (TEMPORAL_ADDRESS, …).
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { connectWorkerConnection } from '../../src/temporal/worker-connection.js';
+import { emptyServiceHandler, floorNexusQueue } from '../nexus/empty-service.js';
 import { floorActivityQueue } from './workflow.js';
 
 const taskQueue = process.argv[2];
@@ -20,6 +22,7 @@ const workers = await Promise.all([
     activities,
   }),
   Worker.create({ connection, namespace, taskQueue: floorActivityQueue(taskQueue), activities }),
+  Worker.create({ connection, namespace, taskQueue: floorNexusQueue(taskQueue), nexusServices: [emptyServiceHandler] }),
 ]);
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => workers.forEach((worker) => worker.shutdown()));
