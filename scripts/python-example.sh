@@ -13,7 +13,8 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${XDG_CACHE_HOME:-$HOME/.cache}/msgflow/python-example-venv
-# temporalio 1.14 is the first with a Nexus caller (workflow.create_nexus_client).
+# temporalio 1.14 is the first with a Nexus caller (workflow.create_nexus_client); 1.14.0 itself runs it only with
+# nexus-rpc 1.1 (pip picks a newer one it cannot import), so a fresh venv gets the newest 1.x.
 PACKAGES=('temporalio>=1.14,<2' 'jsonschema>=4.18,<5')
 CALLER_NAMESPACE=callers
 ENDPOINT=msgflow

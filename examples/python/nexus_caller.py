@@ -195,4 +195,9 @@ if __name__ == "__main__":
     if len(sys.argv) < 3:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         sys.exit(2)
-    sys.exit(asyncio.run(main(sys.argv[1], sys.argv[2])))
+    status = asyncio.run(main(sys.argv[1], sys.argv[2]))
+    # The SDK's native threads can crash the interpreter's teardown after a worker ran ("PyGILState_Release",
+    # temporalio/sdk-python#300): everything is done and printed, so the teardown is skipped.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
