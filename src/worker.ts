@@ -446,7 +446,7 @@ function audienceAccessOf(settings: WorkerEnv): AudienceAccess {
  * The Nexus service's settings: MSGFLOW_NEXUS serves it, with the OTP keys from `env`, for the teams
  * MSGFLOW_NEXUS_TEAMS names.
  */
-export function nexusOf(
+function nexusOf(
   settings: Pick<WorkerEnv, 'MSGFLOW_NEXUS' | 'MSGFLOW_NEXUS_TEAMS' | 'MSGFLOW_TASK_QUEUE'>,
   env: NodeJS.ProcessEnv,
 ): MsgflowWorkerOptions['nexus'] {
