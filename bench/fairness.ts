@@ -53,7 +53,7 @@ function countingFetch(statuses: number[]): typeof fetch {
   };
 }
 
-async function login(stack: RunningStack, recipient: string): Promise<number> {
+export async function login(stack: RunningStack, recipient: string): Promise<number> {
   const t0 = performance.now();
   await stack.msgflow.sendOtp({ purpose: 'bench', recipient });
   const send = performance.now() - t0;
@@ -64,7 +64,7 @@ async function login(stack: RunningStack, recipient: string): Promise<number> {
 }
 
 /** Logins every LOGIN_INTERVAL_MS until `until` (ms since the epoch), open loop; their send latencies. */
-async function loginsUntil(stack: RunningStack, people: string[], until: number): Promise<number[]> {
+export async function loginsUntil(stack: RunningStack, people: string[], until: number): Promise<number[]> {
   const logins: Promise<number>[] = [];
   while (Date.now() < until && people.length > 0) {
     logins.push(login(stack, people.shift()!));

@@ -7,6 +7,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporal } from '../src/temporal/dev-server.js';
 import { campaignBenchmark } from './campaign.js';
 import { fairnessBenchmark } from './fairness.js';
+import { nexusFairnessBenchmark } from './nexus-fairness.js';
 import { cliBenchmark } from './cli.js';
 import { targetFromEnv } from './campaign-target.js';
 import { type Benchmark, formatTable, saveResult, type StandaloneBenchmark } from './harness.js';
@@ -33,6 +34,7 @@ const BENCHMARKS: Array<Benchmark | StandaloneBenchmark> = [
   campaignBenchmark,
   rateLimitBenchmark,
   fairnessBenchmark,
+  nexusFairnessBenchmark,
 ];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Usage: python-example.sh
-# Runs the Python examples (the Temporal Python SDK) against `msgflow dev` with its Nexus service on
-# (MSGFLOW_NEXUS=true), started on free loopback ports in a temporary folder of its own:
+# Runs the Python examples (the Temporal Python SDK) against `msgflow dev` (which serves the Nexus service and
+# makes its endpoint and caller namespace), started on free loopback ports in a temporary folder of its own:
 # - examples/python/send_sms.py (payloads through msgflow's codec endpoint) must get its SMS delivered; a bad
 #   number first, which it must refuse against msgflow's published JSON Schema (exit 2, naming the field);
 # - examples/python/nexus_caller.py, workflows in the `callers` namespace calling the `msgflow` endpoint with
 #   Temporal's default converter, must get an SMS delivered, a wrong OTP code refused and the right one verified.
-#   The namespace and endpoint are created here when missing.
+#   `msgflow dev` must have made the namespace and the endpoint.
 # The venv lives in ~/.cache/msgflow/python-example-venv (made once, `pip install temporalio jsonschema` from
 # PyPI; remade when its temporalio predates Nexus). Fails, never skips, when python3, venv or pip is missing.
 # Needs the checkout's node_modules and a Temporal CLI (`msgflow temporal ensure`).
@@ -67,19 +67,17 @@ echo "python example: bad input refused ($refusal)"
 # --- msgflow dev on free ports, in a folder of its own, serving the Nexus service ------------------------------
 temporal_cli=$(cd "$work" && env -u TEMPORAL_ADDRESS "${dev_cli[@]}" temporal ensure) && [ -x "$temporal_cli" ] ||
   fail "no Temporal CLI (msgflow temporal ensure printed '${temporal_cli:-nothing}')"
-export MSGFLOW_NEXUS=true
 dev_start
 dev_setting() { sed -n "s/^$1=//p" "$work/.data/dev.env"; }
 address=$(dev_setting TEMPORAL_ADDRESS)
-# The caller's namespace and the endpoint to msgflow's namespace and workflows' queue, unless they exist.
+# The caller's namespace and the endpoint into msgflow's namespace and workflows' queue: `msgflow dev` makes them.
 temporal_op() { env -u TEMPORAL_CONFIG_FILE -u TEMPORAL_NAMESPACE "$temporal_cli" operator "$@" --address "$address"; }
 temporal_op namespace describe --namespace "$CALLER_NAMESPACE" >/dev/null 2>&1 ||
-  temporal_op namespace create --namespace "$CALLER_NAMESPACE" >/dev/null ||
-  fail "could not create the namespace $CALLER_NAMESPACE"
-temporal_op nexus endpoint get --name "$ENDPOINT" >/dev/null 2>&1 ||
-  temporal_op nexus endpoint create --name "$ENDPOINT" --target-namespace "$(dev_setting TEMPORAL_NAMESPACE)" \
-    --target-task-queue "$(dev_setting MSGFLOW_TASK_QUEUE)" >/dev/null ||
-  fail "could not create the Nexus endpoint $ENDPOINT"
+  fail "msgflow dev did not make the namespace $CALLER_NAMESPACE"
+endpoint=$(temporal_op nexus endpoint get --name "$ENDPOINT" -o json 2>&1) ||
+  fail "msgflow dev did not make the Nexus endpoint $ENDPOINT: $endpoint"
+[[ "$endpoint" == *"\"$(dev_setting MSGFLOW_TASK_QUEUE)\""* ]] ||
+  fail "the Nexus endpoint $ENDPOINT does not target the workflows' queue: $endpoint"
 # A new namespace takes a few seconds to reach the frontend's cache: until then its calls are refused.
 for _ in $(seq 30); do
   env -u TEMPORAL_CONFIG_FILE "$temporal_cli" workflow list --namespace "$CALLER_NAMESPACE" --limit 1 \

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { durationText } from './api/duration.js';
 import { detailsOf } from './api/errors.js';
+import { NexusTeamsText } from './api/nexus-teams.js';
 import { TeamWeightsText } from './api/team-weights.js';
 import { DEFAULT_DEPLOYMENT_NAME, MAKE_CURRENT_MODES } from './definitions/versioning.js';
 
@@ -116,6 +117,11 @@ export const WorkerEnv = z.object({
   MSGFLOW_DEPLOYMENT_MAKE_CURRENT: z.enum(MAKE_CURRENT_MODES).default('if-none'),
   /** `true`: the worker also serves the `msgflow` Nexus service on its queue (needs the OTP keys, docs/nexus.md). */
   MSGFLOW_NEXUS: flag,
+  /**
+   * The teams the Nexus service serves, each on a task queue of its own that its endpoint targets
+   * (src/api/nexus-teams.ts): `clinic,marketing`. Default: the default team, on the workflows' queue.
+   */
+  MSGFLOW_NEXUS_TEAMS: NexusTeamsText.optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { WorkflowBundle } from '@temporalio/worker';
+import type { NexusTeams } from './api/nexus-teams.js';
 import type { Scope } from './api/scopes.js';
 import { SCOPES } from './api/scopes.js';
 import { MessagingClient } from './client/client.js';
@@ -67,8 +68,11 @@ export interface StackOptions {
    * returns once it is routed. Without it the worker polls unversioned.
    */
   versioning?: WorkerVersioning;
-  /** The stack's worker also serves the `msgflow` Nexus service on its queue (docs/nexus.md). */
-  nexus?: boolean;
+  /**
+   * The stack's worker also serves the `msgflow` Nexus service (docs/nexus.md): `true` for the default team on
+   * its queue, or `{ teams }` (team → task queue, `nexusTeamsOf`).
+   */
+  nexus?: boolean | { teams: NexusTeams };
   /** Run the worker in this process (default). Off when the caller runs workers elsewhere. */
   startWorker?: boolean;
   logger?: Logger;
@@ -253,7 +257,9 @@ async function startWorker({
     otpGuard: options.otpGuard,
     logger: options.logger,
     versioning: options.versioning,
-    ...(options.nexus && options.otpKeys ? { nexus: { otpKeys: options.otpKeys } } : {}),
+    ...(options.nexus && options.otpKeys
+      ? { nexus: { otpKeys: options.otpKeys, ...(options.nexus === true ? {} : { teams: options.nexus.teams }) } }
+      : {}),
   });
   const workerRun = worker.run();
   cleanups.push(async () => {

@@ -40,6 +40,7 @@ import {
 } from './temporal/data-converter.js';
 import { requestBudgetInterceptor, storeRequestGate } from './temporal/request-classes.js';
 import { teamWeightsOf } from './temporal/team-weights.js';
+import { checkNexusTeams, defaultNexusTeams, type NexusTeams, nexusTeamsOf } from './api/nexus-teams.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { Msgflow } from './starter/index.js';
 import { msgflowNexusHandler } from './starter/nexus.js';
@@ -99,10 +100,12 @@ export interface MsgflowWorkerOptions {
    */
   versioning?: WorkerVersioning;
   /**
-   * Serve the `msgflow` Nexus service on the workflows' queue (docs/nexus.md), with the OTP keys its OTP
-   * operations need (the starter's). Without it the worker polls no Nexus tasks.
+   * Serve the `msgflow` Nexus service (docs/nexus.md), with the OTP keys its OTP operations need (the
+   * starter's), for `teams`: team → the task queue its endpoint targets, each served by a handler fixed to that
+   * team (default: the default team on the workflows' queue; `nexusTeamsOf`). Without it the worker polls no
+   * Nexus tasks.
    */
-  nexus?: { otpKeys: OtpKeys };
+  nexus?: { otpKeys: OtpKeys; teams?: NexusTeams };
 }
 
 export interface MsgflowWorker {
@@ -126,6 +129,8 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     store,
     versioning,
   } = options;
+  // Before any worker exists: two teams on one queue would send one's campaigns as the other's.
+  if (options.nexus?.teams) checkNexusTeams(options.nexus.teams);
   const { Worker } = await loadWorkerSdk();
   const dataConverter = options.dataConverter ?? msgflowDataConverter();
   // Bundled here rather than by Worker.create, whose bundler logs webpack's whole summary as one line; the
@@ -185,11 +190,11 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
     ...deploymentOptionsOf(versioning),
   });
-  const nexus =
-    options.nexus &&
-    (await createNexusWorker(Worker, options, options.nexus.otpKeys, { dataConverter, taskQueue, namespace }));
+  const nexus = options.nexus
+    ? await createNexusWorkers(Worker, options, options.nexus, { dataConverter, taskQueue, namespace })
+    : [];
   return runningTogether(
-    [workflows, provider, ...(nexus ? [nexus] : [])],
+    [workflows, provider, ...nexus],
     versioning && {
       versioning,
       service: connection.workflowService,
@@ -200,27 +205,34 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
 }
 
 /**
- * The Nexus service's worker, on the workflows' queue. Its own converter has no codec, so the answers and
- * failures it gives reach callers in plain form (a worker's one converter serves its Nexus answers too: on the
- * workflow worker they would be sealed); the facade it calls writes msgflow's histories through a
- * client with msgflow's converter, encrypted as everywhere else.
+ * The Nexus service's workers, one on each team's queue (the default team's is the workflows' queue), each
+ * with a handler fixed to its team. Their own converter has no codec, so the answers and failures they give
+ * reach callers in plain form (a worker's one converter serves its Nexus answers too: on the workflow worker
+ * they would be sealed); the facade they call writes msgflow's histories through a client with msgflow's
+ * converter, encrypted as everywhere else, and starts every workflow on the workflows' queue.
  */
-async function createNexusWorker(
+async function createNexusWorkers(
   Worker: Awaited<ReturnType<typeof loadWorkerSdk>>['Worker'],
   options: MsgflowWorkerOptions,
-  otpKeys: OtpKeys,
+  { otpKeys, teams: named }: { otpKeys: OtpKeys; teams?: NexusTeams },
   { dataConverter, taskQueue, namespace }: { dataConverter: DataConverter; taskQueue: string; namespace: string },
-): Promise<Worker> {
+): Promise<Worker[]> {
+  const teams = named ?? defaultNexusTeams(taskQueue);
   const client = new Client({ connection: options.connection, namespace, dataConverter });
   const msgflow = new Msgflow(client, taskQueue, { otpKeys });
-  return Worker.create({
-    connection: options.connection,
-    namespace,
-    taskQueue,
-    dataConverter: nexusAnswerDataConverter(),
-    nexusServices: [msgflowNexusHandler(msgflow)],
-    ...deploymentOptionsOf(options.versioning),
-  });
+  const workers: Worker[] = [];
+  for (const [team, teamQueue] of Object.entries(teams))
+    workers.push(
+      await Worker.create({
+        connection: options.connection,
+        namespace,
+        taskQueue: teamQueue,
+        dataConverter: nexusAnswerDataConverter(),
+        nexusServices: [msgflowNexusHandler(msgflow, { team })],
+        ...deploymentOptionsOf(options.versioning),
+      }),
+    );
+  return workers;
 }
 
 /**
@@ -430,6 +442,31 @@ function audienceAccessOf(settings: WorkerEnv): AudienceAccess {
   };
 }
 
+/**
+ * The Nexus service's settings: MSGFLOW_NEXUS serves it, with the OTP keys from `env`, for the teams
+ * MSGFLOW_NEXUS_TEAMS names.
+ */
+function nexusOf(
+  settings: Pick<WorkerEnv, 'MSGFLOW_NEXUS' | 'MSGFLOW_NEXUS_TEAMS' | 'MSGFLOW_TASK_QUEUE'>,
+  env: NodeJS.ProcessEnv,
+): MsgflowWorkerOptions['nexus'] {
+  const teams = nexusTeamsFromSettings(settings);
+  return teams && { otpKeys: otpKeysFromEnv(env), teams };
+}
+
+/**
+ * The teams the Nexus service serves, each on its queue (`nexusTeamsOf`); undefined when it is off. Naming teams
+ * without serving them is a mistake said at start.
+ */
+export function nexusTeamsFromSettings(
+  settings: Pick<WorkerEnv, 'MSGFLOW_NEXUS' | 'MSGFLOW_NEXUS_TEAMS' | 'MSGFLOW_TASK_QUEUE'>,
+): NexusTeams | undefined {
+  if (settings.MSGFLOW_NEXUS) return nexusTeamsOf(settings.MSGFLOW_TASK_QUEUE, settings.MSGFLOW_NEXUS_TEAMS);
+  if (settings.MSGFLOW_NEXUS_TEAMS)
+    throw new ConfigError('MSGFLOW_NEXUS_TEAMS names teams for the Nexus service: set MSGFLOW_NEXUS=true to serve it');
+  return undefined;
+}
+
 /** A worker wired from the environment (`msgflow worker` and `msgflow dev`). */
 export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<MsgflowWorker> {
   const settings = parseEnv(WorkerSettings, env);
@@ -438,7 +475,7 @@ export async function createMsgflowWorkerFromEnv(env: NodeJS.ProcessEnv = proces
     throw new ConfigError('MSGFLOW_API_TOKEN is required: the provider API token the worker sends with');
   const otpGuard = otpGuardOf(settings);
   // The Nexus service's OTP operations hash and seal as the starter does: a missing key stops the worker here.
-  const nexus = settings.MSGFLOW_NEXUS ? { otpKeys: otpKeysFromEnv(env) } : undefined;
+  const nexus = nexusOf(settings, env);
   const choices = await workerChoicesOf(settings, createLogger('worker'));
   const dataConverter = dataConverterOf(settings);
   // Before any native connection: the runtime is created once per process.

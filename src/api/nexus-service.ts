@@ -4,6 +4,7 @@
  * this module, so it stays free of zod).
  */
 import * as nexus from 'nexus-rpc';
+import type { CampaignInput } from './campaign-io.js';
 import type { OtpSendAnswer, OtpVerificationInput, OtpVerifyAnswer, VerifyOtpInput } from './otp-io.js';
 import type { SendSmsInput, SendSmsResult } from './workflow-io.js';
 
@@ -17,6 +18,8 @@ export const msgflowNexusService = nexus.service(MSGFLOW_NEXUS_SERVICE_NAME, {
   sendOtp: nexus.operation<OtpVerificationInput, OtpSendAnswer>(),
   /** Checks a code: `verified` once, otherwise why not. */
   verifyOtp: nexus.operation<VerifyOtpInput, OtpVerifyAnswer>(),
+  /** Starts a campaign under the caller's key (once per key) for the endpoint's team; answers once it started. */
+  startCampaign: nexus.operation<{ key: string; campaign: CampaignInput }, { key: string; workflowId: string }>(),
 });
 
 export type MsgflowNexusService = typeof msgflowNexusService;

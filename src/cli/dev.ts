@@ -27,12 +27,20 @@ import { createLogger } from '../log.js';
 import { installWorkerRuntime } from '../metrics/worker-runtime.js';
 import { otpGuardFromEnv } from '../otp-guard-file.js';
 import { startStack } from '../stack.js';
-import { audienceAccessFromEnv, workerChoicesFromEnv, workerVersioningFromEnv } from '../worker.js';
+import {
+  audienceAccessFromEnv,
+  nexusTeamsFromSettings,
+  workerChoicesFromEnv,
+  workerVersioningFromEnv,
+} from '../worker.js';
 import { otpKeysFromEnv } from '../crypto/otp-keys.js';
 import { EncryptionCodec } from '../temporal/codec.js';
 import { keyRingOf } from '../temporal/data-converter.js';
 import { configuredAddress } from '../temporal/connection.js';
 import { ensureTemporal } from '../temporal/dev-server.js';
+import type { NexusTeams } from '../api/nexus-teams.js';
+import type { Logger } from '../log.js';
+import { DEV_CALLER_NAMESPACE, ensureDevNexus } from './dev-nexus.js';
 import { generateCodecToken } from './codec.js';
 import { fail } from './common.js';
 import type { DevOptions } from './dev-options.js';
@@ -77,7 +85,13 @@ export function registerDevCommands(dev: Command): void {
     mkdirSync(DATA_DIR, { recursive: true });
     const previous = existsSync(DEV_ENV_FILE) ? parseDotenv(readFileSync(DEV_ENV_FILE, 'utf8')) : {};
     const sandboxEnv = parseEnv(SandboxEnv, process.env);
-    const { MSGFLOW_TASK_QUEUE, MSGFLOW_NEXUS } = parseEnv(WorkerEnv, process.env);
+    const workerEnv = parseEnv(WorkerEnv, process.env);
+    const { MSGFLOW_TASK_QUEUE } = workerEnv;
+    // The dev stack serves the Nexus service unless MSGFLOW_NEXUS=false: the endpoints it makes route to it.
+    const nexusTeams = nexusTeamsFromSettings({
+      ...workerEnv,
+      MSGFLOW_NEXUS: process.env.MSGFLOW_NEXUS === undefined || workerEnv.MSGFLOW_NEXUS,
+    });
     const { encryptionKey, otpHashKey, storeLookupKey, codecTokens } = devSecrets(previous);
     const storeEnv = {
       ...process.env,
@@ -120,8 +134,7 @@ export function registerDevCommands(dev: Command): void {
       ingress: { port: Number(options.ingressPort) },
       ...workerChoices,
       versioning,
-      // MSGFLOW_NEXUS=true: the worker serves the `msgflow` Nexus service too, as `msgflow worker` does.
-      nexus: MSGFLOW_NEXUS,
+      ...(nexusTeams ? { nexus: { teams: nexusTeams } } : {}),
       audienceAccess: devAudienceAccess(),
       otpGuard: otpGuardFromEnv(process.env),
       reuseToken: previous.MSGFLOW_API_TOKEN,
@@ -139,6 +152,8 @@ export function registerDevCommands(dev: Command): void {
       await codec.close();
       throw error;
     });
+
+    const nexus = nexusTeams && (await devNexus(stack.temporal.connection, temporal.namespace, nexusTeams, log));
 
     // The stack's own Temporal profile: commands reading dev.env use it instead of the user's default profile
     // (whose API key or TLS settings must not be sent to this local server); `temporal` can use it too.
@@ -192,6 +207,7 @@ export function registerDevCommands(dev: Command): void {
         `  Ingress       ${stack.ingress.webhookUrl}   (metrics ${stack.ingress.url}/metrics)`,
         `  Codec         ${codec.url}   (Temporal UI decrypts payloads through it; CLI: --codec-endpoint ${codec.url} --codec-auth "Bearer $MSGFLOW_CODEC_TOKEN")`,
         `  Worker        ${versioning ? `deployment ${versioning.deploymentName}, build ${versioning.buildId} (current; msgflow deployment status)` : 'unversioned (MSGFLOW_WORKER_VERSIONING=false)'}   (metrics http://127.0.0.1:${Number(options.workerMetricsPort)}/metrics)`,
+        `  Nexus         ${nexus ?? 'off (MSGFLOW_NEXUS=false)'}`,
         `  Traces        ${tracing ? tracing.endpoint : 'off (--otlp-endpoint http://127.0.0.1:4318 sends them to a collector)'}`,
         `  Settings      ${DEV_ENV_FILE} (read by the other msgflow commands); Temporal profile ${DEV_TEMPORAL_PROFILE_FILE}`,
         '',
@@ -206,6 +222,26 @@ export function registerDevCommands(dev: Command): void {
     await temporal.stop();
     await codec.close();
   });
+}
+
+/**
+ * The callers' namespace and each team's endpoint, made or kept, as the start-up output says them; a server
+ * that refuses (e.g. one the environment names, without the operator's rights) leaves Nexus unset, said why.
+ */
+async function devNexus(
+  connection: Parameters<typeof ensureDevNexus>[0],
+  namespace: string,
+  teams: NexusTeams,
+  log: Logger,
+): Promise<string> {
+  try {
+    const endpoints = await ensureDevNexus(connection, namespace, teams);
+    const routes = endpoints.map((e) => `endpoint ${e.name} → queue ${e.taskQueue} (team ${e.team})`).join(', ');
+    return `${routes}; call from namespace ${DEV_CALLER_NAMESPACE}   (docs/nexus.md)`;
+  } catch (error) {
+    log.warn('Nexus endpoints not set up', { error });
+    return `served, but its endpoints could not be made: ${(error as Error).message}`;
+  }
 }
 
 /** Every port this command binds, free before anything starts (Temporal's only when it starts the server). */

@@ -35,6 +35,8 @@ export { otpSealKeyRingFromEnv } from '../crypto/otp-keys.js';
 /** Teams' weights for `createMsgflowWorker`'s `teamWeight`: from MSGFLOW_TEAM_WEIGHTS or a file read live. */
 export { teamWeightsOf } from '../temporal/team-weights.js';
 export { parseTeamWeights, TeamWeightsError, type TeamWeights } from '../api/team-weights.js';
+/** The teams `createMsgflowWorker`'s `nexus` option serves, each on its queue (docs/nexus.md). */
+export { nexusTeamsOf, parseNexusTeams, NexusTeamsError, type NexusTeams } from '../api/nexus-teams.js';
 export { providerTaskQueue, TASK_QUEUES } from '../definitions/task-queues.js';
 export {
   createProviderQueueActivities,

@@ -12,7 +12,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as nexus from 'nexus-rpc';
 import { type MsgflowNexusService, msgflowNexusService } from '../api/nexus-service.js';
+import { DEFAULT_TEAM } from '../api/team-weights.js';
 import type { Msgflow } from './index.js';
+import { forTeam } from './nexus-team.js';
 import { OtpBlockedError, OtpRateLimitedError, OtpSendFailedError, OtpVerificationUnavailableError } from './otp.js';
 import { InvalidWorkflowInputError } from './validate.js';
 
@@ -21,7 +23,19 @@ export const DEADLINE_MARGIN_MS = 1_000;
 /** The wait when a request carries no deadline (the server's default request timeout is 10 s). */
 const DEFAULT_WAIT_MS = 8_000;
 
-export function msgflowNexusHandler(msgflow: Msgflow): nexus.ServiceHandler<MsgflowNexusService['operations']> {
+export interface NexusHandlerOptions {
+  /**
+   * The team the calls through this handler's queue send for: its endpoint's team (default `default`). A
+   * campaign takes that team's share of the provider token; single sends and OTPs go ahead of every team's
+   * campaigns, as without Nexus.
+   */
+  team?: string;
+}
+
+export function msgflowNexusHandler(
+  msgflow: Msgflow,
+  { team = DEFAULT_TEAM }: NexusHandlerOptions = {},
+): nexus.ServiceHandler<MsgflowNexusService['operations']> {
   return nexus.serviceHandler(msgflowNexusService, {
     sendSms: (ctx, input) =>
       answering(async () => {
@@ -31,6 +45,11 @@ export function msgflowNexusHandler(msgflow: Msgflow): nexus.ServiceHandler<Msgf
       }),
     sendOtp: (_ctx, input) => answering(() => msgflow.sendOtp(input)),
     verifyOtp: (_ctx, input) => answering(() => msgflow.verifyOtp(input)),
+    startCampaign: (_ctx, { key, campaign }) =>
+      answering(async () => {
+        const run = await msgflow.startCampaign(forTeam(campaign, team, 'Invalid campaign'), { key });
+        return { key: run.key, workflowId: run.workflowId };
+      }),
   });
 }
 

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { workflowBuildId } from '../../src/temporal/build-id.js';
 import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
@@ -91,6 +92,29 @@ const devEnv = () =>
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   );
 
+/** The dev server's `msgflow` endpoint (id, version, target) and whether the `callers` namespace exists. */
+async function devNexus(): Promise<{ endpoint: unknown; callers: boolean }> {
+  const connection = await Connection.connect({ address: devEnv().TEMPORAL_ADDRESS! });
+  try {
+    const { endpoints } = await connection.operatorService.listNexusEndpoints({ name: 'msgflow' });
+    const callers = await connection.workflowService.describeNamespace({ namespace: 'callers' }).then(
+      () => true,
+      () => false,
+    );
+    const endpoint = endpoints?.[0];
+    return {
+      endpoint: endpoint && {
+        id: endpoint.id,
+        version: String(endpoint.version),
+        target: { ...endpoint.spec?.target?.worker },
+      },
+      callers,
+    };
+  } finally {
+    await connection.close();
+  }
+}
+
 describe('msgflow dev', () => {
   const started: Dev[] = [];
   afterAll(async () => {
@@ -110,6 +134,19 @@ describe('msgflow dev', () => {
       const printed = /Sandbox API .*\(account (acct_\S+),/.exec(output)?.[1];
       expect(printed).toBeDefined();
       expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
+      // The default team's Nexus endpoint into msgflow's namespace and queue, and a namespace to call it from.
+      expect(output).toContain(
+        'Nexus         endpoint msgflow → queue msgflow (team default); call from namespace callers',
+      );
+      const nexus = await devNexus();
+      expect(nexus).toEqual({
+        endpoint: {
+          id: expect.any(String),
+          version: expect.any(String),
+          target: { namespace: 'default', taskQueue: 'msgflow' },
+        },
+        callers: true,
+      });
       // The worker's deployment and build, made current on start: the status command finds it through dev.env.
       expect(output).toContain(`Worker        deployment msgflow, build ${workflowBuildId()} (current;`);
       const deployment = await runMsgflow(['deployment', 'status', '--json'], { cwd });
@@ -139,6 +176,8 @@ describe('msgflow dev', () => {
       started.push(second);
       expect(/Sandbox API .*\(account (acct_\S+),/.exec(await ready(second))?.[1]).toBe(printed);
       expect(devEnv().MSGFLOW_SANDBOX_ACCOUNT).toBe(printed);
+      // The endpoint as it was: not made again, nor changed.
+      expect(await devNexus()).toEqual(nexus);
     },
   );
 
@@ -180,6 +219,14 @@ describe('msgflow dev', () => {
       const bad = await runMsgflow(['dev'], { cwd: folder, env: { MSGFLOW_TEAM_WEIGHTS: 'clinic:x' } });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('"clinic:x": the weight must be a number');
+      expect(existsSync(join(folder, '.data/temporal.db'))).toBe(false);
+
+      const teams = await runMsgflow(['dev'], {
+        cwd: folder,
+        env: { MSGFLOW_NEXUS: 'false', MSGFLOW_NEXUS_TEAMS: 'clinic' },
+      });
+      expect(teams.code).toBe(2);
+      expect(teams.stderr).toContain('MSGFLOW_NEXUS_TEAMS names teams for the Nexus service: set MSGFLOW_NEXUS=true');
       expect(existsSync(join(folder, '.data/temporal.db'))).toBe(false);
     } finally {
       rmSync(folder, { recursive: true, force: true });

@@ -23,10 +23,14 @@ export interface NexusCaller {
   taskQueue: string;
   /** The caller's client: Temporal's default data converter, no codec. */
   client: Client;
+  /** Calls through `endpoint` (default: the one made for `target`'s queue). */
   call<K extends OperationKey<MsgflowNexusService['operations']>>(
     operation: K,
     input: MsgflowCall<K>['input'],
+    options?: { endpoint?: string },
   ): Promise<{ workflowId: string; result: Awaited<ReturnType<typeof callMsgflow<K>>> }>;
+  /** Another endpoint into the target's namespace, for `taskQueue` (a team's queue); its name. */
+  addEndpoint(taskQueue: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -49,12 +53,15 @@ export async function startNexusCaller(target: { namespace: string; taskQueue: s
       workflowExecutionRetentionPeriod: google.protobuf.Duration.fromObject({ seconds: 24 * 60 * 60 }),
     });
     await waitFor(() => connection.workflowService.describeNamespace({ namespace }), `namespace ${namespace}`);
-    const { endpoint: created } = await connection.operatorService.createNexusEndpoint({
-      spec: { name: endpoint, target: { worker: { namespace: target.namespace, taskQueue: target.taskQueue } } },
-    });
-    cleanups.push(() =>
-      connection.operatorService.deleteNexusEndpoint({ id: created!.id!, version: created!.version! }),
-    );
+    const createEndpoint = async (name: string, taskQueue: string) => {
+      const { endpoint: created } = await connection.operatorService.createNexusEndpoint({
+        spec: { name, target: { worker: { namespace: target.namespace, taskQueue } } },
+      });
+      cleanups.push(() =>
+        connection.operatorService.deleteNexusEndpoint({ id: created!.id!, version: created!.version! }),
+      );
+    };
+    await createEndpoint(endpoint, target.taskQueue);
 
     const workerConnection = await NativeConnection.connect({ address });
     cleanups.push(() => workerConnection.close());
@@ -75,14 +82,19 @@ export async function startNexusCaller(target: { namespace: string; taskQueue: s
       endpoint,
       taskQueue,
       client,
-      async call(operation, input) {
+      async call(operation, input, options = {}) {
         const workflowId = `caller-${operation}-${randomUUID()}`;
         const result = await client.workflow.execute('callMsgflow', {
           workflowId,
           taskQueue,
-          args: [{ endpoint, operation, input }],
+          args: [{ endpoint: options.endpoint ?? endpoint, operation, input }],
         });
         return { workflowId, result };
+      },
+      async addEndpoint(targetQueue) {
+        const name = `${endpoint}-${randomUUID().slice(0, 8)}`;
+        await createEndpoint(name, targetQueue);
+        return name;
       },
       close,
     };
