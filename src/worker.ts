@@ -4,10 +4,11 @@
  * Temporal server enforces across every worker on it. Every provider call first takes a request from the
  * token's budget in the message store.
  */
-import { Client } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions, WorkflowBundle } from '@temporalio/worker';
 import { createProviderQueueActivities, createWorkflowQueueActivities } from '../activities/index.js';
+import { createNexusCampaignActivities } from '../activities/nexus-campaign.js';
 import { createOtpActivities } from '../activities/otp.js';
 import type { OtpGuardConfig } from './api/otp-guard.js';
 import type { AudienceAccess } from './audience/access.js';
@@ -23,13 +24,23 @@ import {
 } from './config.js';
 import type { KeyRing } from './crypto/keyring.js';
 import type { OtpKeys } from './crypto/otp-keys.js';
-import { providerQueueRate, providerTaskQueue, TASK_QUEUES } from './definitions/task-queues.js';
+import {
+  nexusCampaignTaskQueue,
+  providerQueueRate,
+  providerTaskQueue,
+  TASK_QUEUES,
+} from './definitions/task-queues.js';
 import { createLogger, type Logger, silentLogger } from './log.js';
 import { providerMetricsInterceptor } from './metrics/activity-interceptors.js';
 import { installWorkerRuntime } from './metrics/worker-runtime.js';
 import { otpGuardOf } from './otp-guard-file.js';
 import { otpKeysFromEnv, otpSealKeyRingOf } from './crypto/otp-keys.js';
-import { VERSIONED_WORKFLOWS_PATH, WORKFLOWS_PATH, workflowBuildId } from './temporal/build-id.js';
+import {
+  NEXUS_CAMPAIGN_WORKFLOWS_PATH,
+  VERSIONED_WORKFLOWS_PATH,
+  WORKFLOWS_PATH,
+  workflowBuildId,
+} from './temporal/build-id.js';
 import { connectWorkerConnection } from './temporal/worker-connection.js';
 import { type CurrentOutcome, makeBuildCurrent, type WorkerVersioning } from './temporal/worker-deployment.js';
 import {
@@ -43,8 +54,10 @@ import { teamWeightsOf } from './temporal/team-weights.js';
 import { checkNexusTeams, defaultNexusTeams, type NexusTeams, nexusTeamsOf } from './api/nexus-teams.js';
 import { loadWorkerSdk } from './temporal/worker-sdk.js';
 import { Msgflow } from './starter/index.js';
+import { explainFailure } from './starter/failures.js';
 import { msgflowNexusHandler } from './starter/nexus.js';
-import { startTracing } from './tracing/setup.js';
+import { nexusLinksInterceptor } from './starter/nexus-links.js';
+import { startTracing, tracingClientInterceptors, tracingWorkflowClientInterceptors } from './tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from './tracing/worker.js';
 import { type MessageStore, openMessageStore, startRetention, storeOptionsOf } from './store/index.js';
 
@@ -190,11 +203,14 @@ export async function createMsgflowWorker(options: MsgflowWorkerOptions): Promis
     maxTaskQueueActivitiesPerSecond: providerQueueRate(options.providerRatePerMinute, partitions),
     ...deploymentOptionsOf(versioning),
   });
-  const nexus = options.nexus
-    ? await createNexusWorkers(Worker, options, options.nexus, { dataConverter, taskQueue, namespace })
+  const nexusWorkers = options.nexus
+    ? [
+        ...(await createNexusWorkers(Worker, options, options.nexus, { dataConverter, taskQueue, namespace })),
+        await createNexusCampaignWorker(Worker, options, { dataConverter, taskQueue, namespace }),
+      ]
     : [];
   return runningTogether(
-    [workflows, provider, ...nexus],
+    [workflows, provider, ...nexusWorkers],
     versioning && {
       versioning,
       service: connection.workflowService,
@@ -218,7 +234,15 @@ async function createNexusWorkers(
   { dataConverter, taskQueue, namespace }: { dataConverter: DataConverter; taskQueue: string; namespace: string },
 ): Promise<Worker[]> {
   const teams = named ?? defaultNexusTeams(taskQueue);
-  const client = new Client({ connection: options.connection, namespace, dataConverter });
+  // Its interceptors link each workflow a handler starts with the caller's (src/starter/nexus-links.ts) and,
+  // when tracing, carry the operation's span into it: caller, operation and msgflow's workflow in one trace.
+  const tracing = workerTracing();
+  const client = new Client({
+    connection: options.connection,
+    namespace,
+    dataConverter,
+    interceptors: { workflow: [nexusLinksInterceptor, ...tracingWorkflowClientInterceptors()] },
+  });
   const msgflow = new Msgflow(client, taskQueue, { otpKeys });
   const workers: Worker[] = [];
   for (const [team, teamQueue] of Object.entries(teams))
@@ -229,10 +253,58 @@ async function createNexusWorkers(
         taskQueue: teamQueue,
         dataConverter: nexusAnswerDataConverter(),
         nexusServices: [msgflowNexusHandler(msgflow, { team })],
+        ...(tracing ? { interceptors: { nexus: tracing.nexusInterceptors } } : {}),
         ...deploymentOptionsOf(options.versioning),
       }),
     );
   return workers;
+}
+
+/**
+ * The worker of the runs backing `startCampaign` Nexus operations (workflows/nexus-campaign.ts), on their own
+ * queue, with their own bundle and no codec: a run's result and failure reach the caller as they are. Its
+ * activities reach the campaign through a client with msgflow's converter, so nothing of the campaign's input
+ * is ever decoded into this worker's histories. Unversioned: a run lives as long as its campaign and moves to
+ * each new build like an auto-upgrade workflow (its changes must replay its histories).
+ */
+async function createNexusCampaignWorker(
+  Worker: Awaited<ReturnType<typeof loadWorkerSdk>>['Worker'],
+  options: MsgflowWorkerOptions,
+  { dataConverter, taskQueue, namespace }: { dataConverter: DataConverter; taskQueue: string; namespace: string },
+): Promise<Worker> {
+  const tracing = workerTracing();
+  const client = new Client({
+    connection: options.connection,
+    namespace,
+    dataConverter,
+    interceptors: tracingClientInterceptors(),
+  });
+  const campaigns = new Msgflow(client, taskQueue);
+  return Worker.create({
+    connection: options.connection,
+    namespace,
+    taskQueue: nexusCampaignTaskQueue(taskQueue),
+    dataConverter: nexusAnswerDataConverter(),
+    workflowBundle: await bundleNexusCampaignWorkflow({ traced: tracing !== undefined }),
+    activities: createNexusCampaignActivities({
+      result: (key) => campaigns.campaign(key).result(),
+      cancel: async (key) => {
+        await campaigns
+          .campaign(key)
+          .cancel()
+          .catch((error: unknown) => {
+            // A campaign that has finished (or is gone) has nothing left to cancel.
+            if (!(error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError)) throw error;
+          });
+      },
+      failureOf: (error) =>
+        // A campaign gone (e.g. past the namespace's retention) is not waited for again.
+        error instanceof WorkflowNotFoundError
+          ? { type: 'CampaignNotFound', message: error.message }
+          : explainFailure(error),
+    }),
+    ...(tracing ? { sinks: tracing.sinks, interceptors: { activity: tracing.activityInterceptors } } : {}),
+  });
 }
 
 /**
@@ -370,6 +442,18 @@ export async function bundleMsgflowWorkflows({
   return bundleWorkflowCode({
     workflowsPath: versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
+    workflowInterceptorModules: traced ? WORKFLOW_INTERCEPTOR_MODULES : [],
+    logger: quietBundlerLogger,
+  });
+}
+
+/** The bundle of the run behind a `startCampaign` Nexus operation (workflows/nexus-campaign.ts), on its own. */
+export async function bundleNexusCampaignWorkflow({
+  traced = false,
+}: { traced?: boolean } = {}): Promise<WorkflowBundle> {
+  const { bundleWorkflowCode } = await loadWorkerSdk('bundling the Nexus campaign workflow');
+  return bundleWorkflowCode({
+    workflowsPath: NEXUS_CAMPAIGN_WORKFLOWS_PATH,
     workflowInterceptorModules: traced ? WORKFLOW_INTERCEPTOR_MODULES : [],
     logger: quietBundlerLogger,
   });

@@ -209,6 +209,14 @@ export const CampaignKey = z
   .max(150)
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
+/** A campaign started through the Nexus service (`startCampaign`): the campaign under its key. */
+export const StartCampaignRequest = z.strictObject({
+  /** Without one, the Nexus request's id is the key. */
+  key: CampaignKey.optional(),
+  campaign: CampaignInput,
+});
+export type StartCampaignRequest = z.infer<typeof StartCampaignRequest>;
+
 // ---------------------------------------------------------------------------------------------------------
 // Progress and result
 

@@ -11,6 +11,14 @@ export function providerTaskQueue(workflowTaskQueue: string): string {
 }
 
 /**
+ * The runs backing `startCampaign` Nexus operations go on a sibling of the workflows' queue, polled by a worker
+ * without msgflow's codec: their results reach callers who do not have msgflow's key (docs/nexus.md).
+ */
+export function nexusCampaignTaskQueue(workflowTaskQueue: string): string {
+  return `${workflowTaskQueue}-nexus-campaigns`;
+}
+
+/**
  * Task-queue priority for work someone is waiting on (an OTP session, a single `sendSms`): set on the
  * workflow when it starts (its workflow tasks) and on its provider calls. Lower keys go first; campaigns
  * carry none (the default, 3). The provider queue's rate limit still applies to every call: interactive

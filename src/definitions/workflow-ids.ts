@@ -85,3 +85,11 @@ export function runKeyOf({
 }): string {
   return `${workflowId}/${firstExecutionRunId}`;
 }
+
+/**
+ * The run backing one `startCampaign` Nexus operation (docs/nexus.md): the campaign's key and the Nexus
+ * request's id, so a retried request finds its own run, and two operations on one key each have theirs.
+ */
+export function nexusCampaignWorkflowId(key: string, requestId: string): string {
+  return `nexus-campaign:${key}:${requestId}`;
+}

@@ -9,21 +9,13 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 // last failure arrives encoded, unlike a result's failure, which the client decodes itself.
 import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type proto from '@temporalio/proto';
-import type { CampaignPhase, CampaignProgress } from '../api/campaign-io.js';
+import type { CampaignProgress } from '../api/campaign-io.js';
+import type { CampaignStatus } from '../api/campaign-status.js';
 import type { ActivityRetry, FailureReason, FailureStatus } from '../api/failure-reason.js';
 import { campaignProgressQuery } from '../definitions/campaign.js';
 import { explainFailure, reasonOf } from './failures.js';
 
-/** A campaign's phase, or how its workflow ended when it did not complete. */
-export type CampaignStatusPhase = CampaignPhase | FailureStatus;
-
-export interface CampaignStatus extends Omit<CampaignProgress, 'phase'> {
-  phase: CampaignStatusPhase;
-  /** Why it ended without completing; null while it runs or once it completed. */
-  failure: FailureReason | null;
-  /** Steps being retried after a failed attempt (e.g. an audience URL answering 503); empty when none. */
-  retrying: ActivityRetry[];
-}
+export type { CampaignStatus, CampaignStatusPhase } from '../api/campaign-status.js';
 
 /** How long a closed campaign's progress is waited for (a worker replays it to answer). */
 const CLOSED_PROGRESS_TIMEOUT_MS = 10_000;

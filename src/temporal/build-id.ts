@@ -17,6 +17,13 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index.${sou
 export const VERSIONED_WORKFLOWS_PATH = fileURLToPath(
   new URL(`../../workflows/versioned.${sourceExtension}`, import.meta.url),
 );
+/**
+ * The run backing a `startCampaign` Nexus operation: bundled on its own, for the Nexus campaigns' worker (not a
+ * workflow of the workflows' queue, so it is no part of the build id).
+ */
+export const NEXUS_CAMPAIGN_WORKFLOWS_PATH = fileURLToPath(
+  new URL(`../../workflows/nexus-campaign.${sourceExtension}`, import.meta.url),
+);
 /** The failure converter the bundle carries as well (data-converter.ts's FAILURE_CONVERTER_PATH). */
 const BUNDLED_FAILURE_CONVERTER = fileURLToPath(new URL(`./failure-converter.${sourceExtension}`, import.meta.url));
 

@@ -69,6 +69,11 @@ export function activeTracing(): Tracing | undefined {
   return active;
 }
 
+/** The workflow interceptors of `tracingClientInterceptors`, to add to a client's own; empty without tracing. */
+export function tracingWorkflowClientInterceptors(): OpenTelemetryWorkflowClientInterceptor[] {
+  return active ? [new OpenTelemetryWorkflowClientInterceptor()] : [];
+}
+
 /** The client interceptors that start a workflow's trace (or carry the caller's) into its headers. */
 export function tracingClientInterceptors(): ClientInterceptors | undefined {
   return active ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;

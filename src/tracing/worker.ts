@@ -8,9 +8,11 @@ import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryNexusInboundInterceptor,
+  OpenTelemetryNexusOutboundInterceptor,
   type OpenTelemetrySinks,
 } from '@temporalio/interceptors-opentelemetry';
-import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, InjectedSinks, NexusInterceptorsFactory } from '@temporalio/worker';
 import { activeTracing } from './setup.js';
 
 /** The workflow-side interceptors, bundled with the workflows when tracing is on. */
@@ -21,6 +23,8 @@ export const WORKFLOW_INTERCEPTOR_MODULES = [
 /** What a traced worker adds: activity spans, and the sink the bundled workflow interceptors export through. */
 export interface WorkerTracing {
   activityInterceptors: ActivityInterceptorsFactory[];
+  /** A span per Nexus operation, the child of the caller's (its context arrives in the Nexus request's headers). */
+  nexusInterceptors: NexusInterceptorsFactory[];
   sinks: InjectedSinks<OpenTelemetrySinks>;
 }
 
@@ -32,6 +36,12 @@ export function workerTracing(): WorkerTracing | undefined {
       (ctx) => ({
         inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
         outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+      }),
+    ],
+    nexusInterceptors: [
+      (ctx) => ({
+        inbound: new OpenTelemetryNexusInboundInterceptor(ctx),
+        outbound: new OpenTelemetryNexusOutboundInterceptor(ctx),
       }),
     ],
     sinks: { exporter: makeWorkflowExporter(active.spanProcessor, active.resource) },

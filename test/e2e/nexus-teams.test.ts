@@ -9,6 +9,7 @@ import { HandlerError } from 'nexus-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nexusTeamsOf } from '../../src/api/nexus-teams.js';
 import { generateKey } from '../../src/crypto/keyring.js';
+import { campaignWorkflowId } from '../../src/definitions/workflow-ids.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import type { RunningStack } from '../../src/stack.js';
 import { type NexusCaller, startNexusCaller } from '../support/nexus-caller/index.js';
@@ -59,12 +60,12 @@ describe('teams by Nexus endpoint', () => {
           preflight: false,
         };
         const { result } = await caller.call('startCampaign', { key, campaign }, { endpoint: endpoints[team] });
-        return { team, ...result };
+        return { team, key, summary: result };
       }),
     );
-    for (const { team, key, workflowId } of started) {
-      expect((await stack.msgflow.campaign(key).result()).sent).toBe(2);
-      expect(await chunkFairnessKeys(workflowId)).toEqual([team, team]);
+    for (const { team, key, summary } of started) {
+      expect(summary.sent).toBe(2);
+      expect(await chunkFairnessKeys(campaignWorkflowId(key))).toEqual([team, team]);
     }
   });
 

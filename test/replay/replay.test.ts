@@ -3,6 +3,8 @@
  * histories/README.md) must replay against the current workflow code without a non-determinism error.
  *
  * - The working histories (histories/*.json): every workflow type, run to its end by the current code.
+ * - The Nexus campaign follow run's histories (histories/nexus/, made by record-nexus.ts): it is bundled apart
+ *   from msgflow's workflows, and its runs move to each new build as they last as long as their campaigns.
  * - Each kept release's histories (histories/<version>/): the auto-upgrade types' runs move to a new build and
  *   replay there, so they must replay against the current code. Pinned types' runs finish on their own build:
  *   their histories are kept as evidence of the release, not replayed here.
@@ -11,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { MSGFLOW_WORKFLOW_TYPES, WORKFLOW_VERSIONING } from '../../src/definitions/versioning.js';
+import { bundleNexusCampaignWorkflow } from '../../src/worker.js';
 import { testWorkflowBundle } from '../support/stack.js';
 import { type HistoryJson, workflowTypeOf } from './history-file.js';
 
@@ -82,4 +85,28 @@ describe('the histories of every kept release', () => {
       expect(await replayFailures(moving)).toEqual([]);
     });
   });
+});
+
+describe('the Nexus campaign follow run', () => {
+  const recorded = historiesIn('nexus/');
+
+  it(
+    'replays its recorded histories, completed and cancelled, with the current code',
+    { timeout: 120_000 },
+    async () => {
+      expect(new Set(recorded.map((r) => r.type))).toEqual(new Set(['followCampaignForNexus']));
+      expect(recorded.map((r) => r.file).sort()).toEqual([
+        'nexus/follow-campaign-cancelled.json',
+        'nexus/follow-campaign-completed.json',
+      ]);
+      const failures: string[] = [];
+      const histories = recorded.map(({ file, history }) => ({ workflowId: file, history }));
+      for await (const result of Worker.runReplayHistories(
+        { workflowBundle: await bundleNexusCampaignWorkflow() },
+        histories,
+      ))
+        if (result.error) failures.push(`history ${result.workflowId}: ${result.error.message}`);
+      expect(failures).toEqual([]);
+    },
+  );
 });

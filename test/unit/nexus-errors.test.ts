@@ -5,6 +5,7 @@ import { HandlerError, OperationError } from 'nexus-rpc';
 import { describe, expect, it } from 'vitest';
 import { nexusErrorOf } from '../../src/starter/nexus.js';
 import { OtpBlockedError, OtpSendFailedError, OtpVerificationUnavailableError } from '../../src/starter/otp.js';
+import { KeyReusedError } from '../../src/starter/start-once.js';
 import { InvalidWorkflowInputError } from '../../src/starter/validate.js';
 
 describe('nexusErrorOf', () => {
@@ -33,6 +34,16 @@ describe('nexusErrorOf', () => {
     expect(blocked).toMatchObject({
       type: 'OtpBlockedError',
       details: [{ reason: 'deny_list', retryAfterSeconds: null }],
+    });
+  });
+
+  it('fails the operation when a key was used with another input, naming the key', () => {
+    const error = nexusErrorOf(new KeyReusedError('spring', 'campaign:spring'));
+    expect(error).toBeInstanceOf(OperationError);
+    expect((error as Error).cause).toMatchObject({
+      type: 'KeyReusedError',
+      nonRetryable: true,
+      details: [{ key: 'spring' }],
     });
   });
 

@@ -4,12 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { OperationKey } from 'nexus-rpc';
 import { inject } from 'vitest';
 import type { MsgflowNexusService } from '../../../src/api/nexus-service.js';
+import { tracingClientInterceptors } from '../../../src/tracing/setup.js';
+import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from '../../../src/tracing/worker.js';
 import { waitFor } from '../wait-for.js';
 import type { callMsgflow, MsgflowCall } from './workflows.js';
 
@@ -31,12 +33,22 @@ export interface NexusCaller {
   ): Promise<{ workflowId: string; result: Awaited<ReturnType<typeof callMsgflow<K>>> }>;
   /** Another endpoint into the target's namespace, for `taskQueue` (a team's queue); its name. */
   addEndpoint(taskQueue: string): Promise<string>;
+  /** Starts the caller's workflow for one operation without waiting: cancel it to cancel the operation. */
+  start<K extends OperationKey<MsgflowNexusService['operations']>>(
+    operation: K,
+    input: MsgflowCall<K>['input'],
+  ): Promise<WorkflowHandle<typeof callMsgflow<K>>>;
   close(): Promise<void>;
 }
 
-/** A caller namespace and worker, and an endpoint named for this test that targets `target`'s task queue. */
-export async function startNexusCaller(target: { namespace: string; taskQueue: string }): Promise<NexusCaller> {
-  const { address } = inject('temporal');
+/**
+ * A caller namespace and worker, and an endpoint named for this test that targets `target`'s task queue, on the
+ * test run's dev server (or the one at `address`, for a script).
+ */
+export async function startNexusCaller(
+  target: { namespace: string; taskQueue: string },
+  { address = inject('temporal').address, traced = false }: { address?: string; traced?: boolean } = {},
+): Promise<NexusCaller> {
   const id = randomUUID().slice(0, 8);
   const namespace = `callers-${id}`;
   const endpoint = `msgflow-${id}`;
@@ -67,7 +79,17 @@ export async function startNexusCaller(target: { namespace: string; taskQueue: s
     cleanups.push(() => workerConnection.close());
     // A new namespace reaches the server's caches within seconds: the worker may be refused until then.
     const worker = await waitFor(
-      () => Worker.create({ connection: workerConnection, namespace, taskQueue, workflowsPath: WORKFLOWS_PATH }),
+      () =>
+        Worker.create({
+          connection: workerConnection,
+          namespace,
+          taskQueue,
+          workflowsPath: WORKFLOWS_PATH,
+          // Traced: Temporal's OpenTelemetry interceptors, which carry the caller's span in the Nexus request.
+          ...(traced
+            ? { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }, sinks: workerTracing()!.sinks }
+            : {}),
+        }),
       `a worker in ${namespace}`,
     );
     const running = worker.run();
@@ -76,7 +98,11 @@ export async function startNexusCaller(target: { namespace: string; taskQueue: s
       await running;
     });
 
-    const client = new Client({ connection, namespace });
+    const client = new Client({
+      connection,
+      namespace,
+      ...(traced ? { interceptors: tracingClientInterceptors() } : {}),
+    });
     return {
       namespace,
       endpoint,
@@ -95,6 +121,13 @@ export async function startNexusCaller(target: { namespace: string; taskQueue: s
         const name = `${endpoint}-${randomUUID().slice(0, 8)}`;
         await createEndpoint(name, targetQueue);
         return name;
+      },
+      start(operation, input) {
+        return client.workflow.start('callMsgflow', {
+          workflowId: `caller-${operation}-${randomUUID()}`,
+          taskQueue,
+          args: [{ endpoint, operation, input }],
+        }) as Promise<WorkflowHandle<typeof callMsgflow<typeof operation>>>;
       },
       close,
     };
