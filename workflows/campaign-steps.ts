@@ -23,7 +23,7 @@ import { type RequestWindow, windowOfChunk } from '../src/definitions/send-windo
 import { providerTaskQueue } from '../src/definitions/task-queues.js';
 import { idempotencyKey } from '../src/definitions/workflow-ids.js';
 import { CAMPAIGN_PATCHES } from './campaign-patches.js';
-import { PROVIDER_ACTIVITY_OPTIONS, STORE_ACTIVITY_OPTIONS } from './options.js';
+import { BULK_PROVIDER_ACTIVITY_OPTIONS, STORE_ACTIVITY_OPTIONS } from './options.js';
 import { BOUNDED_RETRY } from './retry-policies.js';
 import { checksSuppressionList, screenRecipients, unscreened } from './suppression.js';
 
@@ -44,7 +44,7 @@ export interface CampaignContext {
 function provider({ team }: CampaignInput) {
   const fairness = team !== undefined && patched(CAMPAIGN_PATCHES.teamFairnessKey);
   return proxyActivities<ReturnType<typeof createCampaignProviderActivities>>({
-    ...PROVIDER_ACTIVITY_OPTIONS,
+    ...BULK_PROVIDER_ACTIVITY_OPTIONS,
     taskQueue: providerTaskQueue(workflowInfo().taskQueue),
     ...(fairness ? { priority: { fairnessKey: team } } : {}),
   });

@@ -8,6 +8,18 @@ export const PROVIDER_ACTIVITY_OPTIONS = {
   retry: PROVIDER_RETRY,
 } satisfies ActivityOptions;
 
+/**
+ * A campaign's provider calls wait their team's turn at the request budget, which may take longer than a call
+ * (a light team's chunks behind a heavy team's): the worker heartbeats while they wait and call
+ * (src/temporal/request-classes.ts), so a lost worker is noticed by the heartbeat timeout, and the wait never
+ * times an attempt out.
+ */
+export const BULK_PROVIDER_ACTIVITY_OPTIONS = {
+  ...PROVIDER_ACTIVITY_OPTIONS,
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+} satisfies ActivityOptions;
+
 /** Calls to msgflow's message store (see STORE_RETRY). */
 export const STORE_ACTIVITY_OPTIONS = {
   startToCloseTimeout: '1 minute',

@@ -64,7 +64,14 @@ export function requestTeamOf(info: Pick<Info, 'priority'>): string {
   return info.priority?.fairnessKey || DEFAULT_TEAM;
 }
 
-/** Waits for the budget before each attempt of the activities `callsProvider` names. */
+/** How often a queued provider call tells the server it is alive (bulk calls' heartbeat timeout is 30 s). */
+export const QUEUED_CALL_HEARTBEAT_MS = 5_000;
+
+/**
+ * Waits for the budget before each attempt of the activities `callsProvider` names. A bulk call may wait its
+ * team's turn longer than a call takes (a light team's chunks behind a heavy one's): it heartbeats while it
+ * waits and calls, so its attempt is bounded by its heartbeat timeout, not by the wait.
+ */
 export function requestBudgetInterceptor(
   gate: RequestGate,
   callsProvider: (activityType: string) => boolean = () => true,
@@ -72,9 +79,15 @@ export function requestBudgetInterceptor(
   return (ctx) => ({
     inbound: {
       async execute(input, next) {
-        if (callsProvider(ctx.info.activityType))
+        if (!callsProvider(ctx.info.activityType)) return next(input);
+        // Local activities have no heartbeats: they run inside their workflow's task.
+        const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), QUEUED_CALL_HEARTBEAT_MS);
+        try {
           await gate(requestClassOf(ctx.info), ctx.cancellationSignal, requestTeamOf(ctx.info));
-        return next(input);
+          return await next(input);
+        } finally {
+          clearInterval(beat);
+        }
       },
     },
   });

@@ -6,10 +6,14 @@
  */
 import type { Info } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor } from '@temporalio/worker';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { INTERACTIVE_PRIORITY } from '../../src/definitions/task-queues.js';
 import type { RequestClass } from '../../src/store/index.js';
-import { requestBudgetInterceptor, requestClassOf } from '../../src/temporal/request-classes.js';
+import {
+  QUEUED_CALL_HEARTBEAT_MS,
+  requestBudgetInterceptor,
+  requestClassOf,
+} from '../../src/temporal/request-classes.js';
 
 type CallInfo = Pick<Info, 'activityType' | 'isLocal' | 'priority'>;
 
@@ -99,5 +103,37 @@ describe('request classes of provider calls', () => {
     const otpSend = { activityType: 'sendOtpCode', isLocal: true, priority: NO_PRIORITY };
     expect(await gatedAs(store, otpCalls)).toBeNull();
     expect(await gatedAs(otpSend, otpCalls)).toBe('interactive');
+  });
+});
+
+describe('a provider call waiting for its turn at the budget', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** Heartbeats of one call whose turn comes after `waitMs`, then takes a second to call. */
+  async function heartbeatsOf(info: CallInfo, waitMs: number): Promise<number> {
+    vi.useFakeTimers();
+    let heartbeats = 0;
+    const gate = () => new Promise<void>((resolve) => setTimeout(resolve, waitMs));
+    const context = { info, cancellationSignal: new AbortController().signal, heartbeat: () => heartbeats++ };
+    const inbound = requestBudgetInterceptor(gate)(context as never).inbound as ActivityInboundCallsInterceptor;
+    const input = { args: [], headers: {} } as unknown as ActivityExecuteInput;
+    const call = inbound.execute!(input, () => new Promise((resolve) => setTimeout(() => resolve('done'), 1_000)));
+    await vi.advanceTimersByTimeAsync(waitMs + 1_000);
+    await expect(call).resolves.toBe('done');
+    const counted = heartbeats;
+    await vi.advanceTimersByTimeAsync(10 * QUEUED_CALL_HEARTBEAT_MS);
+    expect(heartbeats).toBe(counted); // none once the call ended
+    return counted;
+  }
+
+  it("heartbeats while a campaign chunk waits its team's turn (its attempt is bounded by its heartbeat timeout)", async () => {
+    const chunk = { activityType: 'sendCampaignChunk', isLocal: false, priority: { fairnessKey: 'marketing' } };
+    // A minute's wait, longer than a call's 30 s: a heartbeat every few seconds throughout.
+    expect(await heartbeatsOf(chunk, 60_000)).toBe(Math.floor(61_000 / QUEUED_CALL_HEARTBEAT_MS));
+  });
+
+  it('does not heartbeat a local activity (it has none)', async () => {
+    const otpSend = { activityType: 'sendOtpCode', isLocal: true, priority: NO_PRIORITY };
+    expect(await heartbeatsOf(otpSend, 60_000)).toBe(0);
   });
 });
