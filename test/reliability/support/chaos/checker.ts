@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type { CampaignResult } from '../../../../src/api/campaign-io.js';
 import { isFinalStatus } from '../../../../src/api/constants.js';
 import type { SendSmsResult } from '../../../../src/api/workflow-io.js';
@@ -275,9 +275,8 @@ async function providerMessages(messaging: MessagingClient) {
 /** Polls until the watched workflows are closed and every provider message is final and in the store. */
 async function untilTold(sources: CheckSources, workflowIds: string[], lastHealAt: number): Promise<string[]> {
   const deadline = lastHealAt + LIVENESS_MS;
-  let pending: string[] = [];
   for (;;) {
-    pending = [];
+    const pending: string[] = [];
     try {
       for (const id of workflowIds) {
         const { status } = await sources.client.workflow.getHandle(id).describe();
@@ -322,7 +321,7 @@ async function nondeterminism(client: Client) {
   const executions: WorkflowExecutionInfo[] = [];
   for await (const execution of client.workflow.list()) executions.push(execution);
   const NON_DETERMINISTIC =
-    temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR;
+    proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR;
   for (const execution of executions) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     checked++;

@@ -3,6 +3,9 @@
  * faults from the seed applied by the nemesis while the workload runs, a quiet period, and the checker's
  * verdict. Used by `npm run chaos` (scripts/chaos.ts) and test/reliability/chaos.reliability.ts.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { WebhookChaos } from '../../../../src/sandbox/index.js';
 import { generateOtpKeys } from '../../../../src/crypto/otp-keys.js';
 import { Msgflow } from '../../../../src/starter/index.js';
@@ -50,6 +53,10 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
 
   const webhookChaos: WebhookChaos = { duplicateProbability: 0, maxExtraDelayMs: 0 };
   const otp = generateOtpKeys();
+  // The fraud guard records every OTP send but blocks none: the workload's numbers share prefixes on purpose.
+  const dir = await mkdtemp(join(tmpdir(), 'msgflow-chaos-'));
+  const guardRules = join(dir, 'otp-guard.json');
+  await writeFile(guardRules, JSON.stringify({ prefixVelocity: null, conversion: null }));
   const sandboxLog: string[] = [];
   const rig = await startClusterRig({
     log: (line) => log(`[cluster] ${line}`),
@@ -62,7 +69,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
       otpPerIpPerMinute: 10_000,
     },
     account: { balance: 100_000_000, ratePerMinute: PROVIDER_PER_MINUTE },
-    replicas: { ratePerMinute: WORKER_QUEUE_PER_MINUTE, env: otp.env },
+    replicas: { ratePerMinute: WORKER_QUEUE_PER_MINUTE, env: { ...otp.env, MSGFLOW_OTP_GUARD_RULES: guardRules } },
   });
   try {
     const store = rig.store;
@@ -115,6 +122,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
     return { seed: options.seed, schedule, faults, workload, check, summary };
   } finally {
     await rig.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

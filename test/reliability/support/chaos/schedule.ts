@@ -46,7 +46,7 @@ export interface ScheduleOptions {
   runMs: number;
   /** Fault-free time at the end, before the run is judged. */
   quietMs: number;
-  /** Mean gap between one fault's start and the next's. Default 6 s. */
+  /** Mean gap between one fault's start and the next's. Default 4 s. */
   meanGapMs?: number;
   /** Faults that may be active at once. Default 2. */
   maxConcurrent?: number;
@@ -78,7 +78,7 @@ export function generateSchedule(seed: number, options: ScheduleOptions): Fault[
   const random = seededRandom(seed);
   const kinds = options.kinds ?? ALL_FAULT_KINDS;
   if (kinds.length === 0) throw new Error('a schedule needs at least one fault kind');
-  const meanGapMs = options.meanGapMs ?? 6_000;
+  const meanGapMs = options.meanGapMs ?? 4_000;
   const maxConcurrent = options.maxConcurrent ?? 2;
   const endMs = options.runMs - options.quietMs;
   const between = (min: number, max: number) => Math.round(min + random() * (max - min));

@@ -77,9 +77,9 @@ export interface WorkloadOptions {
 }
 
 /** Numbers the workload owns, by prefix: none of them is ever sent to twice (magic numbers aside). */
-const SINGLE_PREFIX = '23470';
-const OTP_PREFIX = '23480';
-const CAMPAIGN_PREFIX = ['23490', '23491'];
+const SINGLE_PREFIX = '234803';
+const OTP_PREFIX = '234805';
+const CAMPAIGN_PREFIX = ['234806', '234807'];
 /** A call that keeps failing through faults is given up after this long. */
 const CALL_PATIENCE_MS = 90_000;
 const NON_MAGIC_OUTCOMES: FinalStatus[] = [...FINAL_STATUSES];
@@ -164,7 +164,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
     (async () => {
       const run = await startCampaign(main);
       if (!run) return;
-      await sleep(options.untilMs * (0.2 + random() * 0.2));
+      await sleep(options.untilMs * (0.05 + random() * 0.1));
       await steer(main, run, 'pause');
       await sleep(3_000 + random() * 5_000);
       await steer(main, run, 'resume');
@@ -308,6 +308,6 @@ function numbers(prefix: string, count: number): string[] {
 
 /** A refusal of the input (4xx-like: invalid, key reused) is not retried; faults are. */
 function isRefusal(error: unknown): boolean {
-  const name = (error as Error | undefined)?.name ?? '';
-  return /Invalid|KeyReused|Validation/i.test(name);
+  const { name = '', message = '' } = (error as Error | undefined) ?? {};
+  return /Invalid|KeyReused|Validation|OtpBlocked/i.test(name) || /already completed/i.test(message);
 }
