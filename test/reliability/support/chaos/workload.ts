@@ -139,7 +139,8 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
             sender: 'ACME',
             message: 'chaos run',
             audience: { type: 'inline', recipients: record.audience },
-            chunkSize: Math.max(10, Math.round(record.audience.length / 20)),
+            // Small chunks: at the workers' two requests a second, a campaign lasts a good part of the run.
+            chunkSize: Math.max(5, Math.ceil(record.audience.length / 40)),
           },
           { key: record.key },
         ),
