@@ -29,6 +29,8 @@ export interface NemesisTargets {
 /** While duplicating, half of the successful deliveries go out twice; while reordering, each waits up to 3 s. */
 const DUPLICATE_PROBABILITY = 0.5;
 const REORDER_DELAY_MS = 3_000;
+/** A slowed connection holds each chunk this long, each way. */
+const SLOW_NETWORK_MS = 500;
 
 /** Runs every fault of `schedule` from `startedAt`; resolves when the last is healed, with the log. */
 export async function runNemesis(
@@ -106,6 +108,10 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
     case 'hold-network': {
       const proxy = proxyOf(rig, fault.target);
       return { apply: async () => proxy.hold(), heal: async () => proxy.release() };
+    }
+    case 'slow-network': {
+      const proxy = proxyOf(rig, fault.target);
+      return { apply: async () => proxy.slow(SLOW_NETWORK_MS), heal: async () => proxy.slow(0) };
     }
     case 'provider-429':
       return {

@@ -21,6 +21,8 @@ export const FAULT_KINDS = {
   /** msgflow's connections through a proxy refused (`cut`) or left hanging (`hold`). */
   'cut-network': ['to-temporal', 'to-provider', 'to-store'],
   'hold-network': ['to-temporal', 'to-provider', 'to-store'],
+  /** …or slowed: every chunk held half a second each way. */
+  'slow-network': ['to-temporal', 'to-provider', 'to-store'],
   /** The provider refuses the account's calls: 429 (rate limit of one a minute) or 500. */
   'provider-429': ['provider'],
   'provider-5xx': ['provider'],
@@ -67,6 +69,7 @@ const DURATIONS: Record<FaultKind, [number, number]> = {
   'stop-postgres': [2_000, 8_000],
   'cut-network': [1_000, 8_000],
   'hold-network': [1_000, 8_000],
+  'slow-network': [2_000, 15_000],
   'provider-429': [3_000, 15_000],
   'provider-5xx': [2_000, 10_000],
   'webhooks-held': [3_000, 20_000],
