@@ -34,7 +34,7 @@ export interface Violation {
   rule: Rule;
   subject: string;
   detail: string;
-  /** Faults within 30 s of the subject's time, when it has one. */
+  /** Faults within 10 s of the subject's time, when it has one. */
   faultsAround: string[];
 }
 

@@ -161,7 +161,7 @@ function proxyOf(rig: ClusterRig, target: string): TcpProxy {
 }
 
 /** Faults active within `marginMs` of `atMs` (since the run's start), for naming those around a violation. */
-export function faultsAround(records: readonly FaultRecord[], atMs: number, marginMs = 30_000): string[] {
+export function faultsAround(records: readonly FaultRecord[], atMs: number, marginMs = 10_000): string[] {
   return records
     .filter((r) => r.atMs - marginMs <= atMs && atMs <= r.healedMs + marginMs)
     .map((r) => describeFault({ ...r.fault, atMs: r.atMs, durationMs: r.healedMs - r.atMs }));

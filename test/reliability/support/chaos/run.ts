@@ -64,6 +64,8 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
     proxies: true,
     sandbox: {
       log: (line) => sandboxLog.push(line),
+      // A send takes 300 ms to process, as a real provider's may: a fault often strikes one in flight.
+      sendLatencyMs: 300,
       // Outcomes 2 s after each send: events are on their way whenever a fault strikes.
       carrier: { submitMs: 200, finalMs: 2_000 },
       webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 10_000, chaos: webhookChaos },
