@@ -81,7 +81,7 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
     case 'kill-ingress':
     case 'kill-temporal': {
       const target = processOf(rig, fault.target);
-      return { apply: () => target.kill(), heal: () => target.start() };
+      return { apply: () => target.kill(), heal: () => startAsASupervisorWould(target) };
     }
     case 'pause-worker':
     case 'pause-ingress':
@@ -138,6 +138,22 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
         apply: async () => void (webhookChaos.maxExtraDelayMs = REORDER_DELAY_MS),
         heal: async () => void (webhookChaos.maxExtraDelayMs = 0),
       };
+  }
+}
+
+/**
+ * Starts the process again, and again while it exits at once (a Temporal node started while PostgreSQL is
+ * down does), every 2 s for up to a minute, as systemd's `Restart=always` or a container's restart policy would.
+ */
+async function startAsASupervisorWould(target: RestartableProcess): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await target.start();
+      return;
+    } catch (error) {
+      if (attempt >= 30) throw error;
+      await sleep(2_000);
+    }
   }
 }
 
