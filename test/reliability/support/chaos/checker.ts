@@ -14,7 +14,7 @@ import type { MessagingClient } from '../../../../src/client/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
 import type { MessageStore } from '../../../../src/store/index.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
-import type { WorkloadLog } from './workload.js';
+import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
 
 /** The rules, by the name a violation carries. */
 export const RULES = {
@@ -233,8 +233,13 @@ export async function checkRun(
     const subject = `OTP ${login.workflowId ?? login.recipient} (${login.plan})`;
     if (verified.length > 1) violate('otp-once', subject, `verified ${verified.length} times`, login.startedMs);
     if (verified.some((v) => !v.right)) violate('otp-once', subject, 'verified with a wrong code', login.startedMs);
-    if (login.plan === 'locked' && verified.length > 0)
-      violate('otp-once', subject, 'verified after two wrong codes locked it', login.startedMs);
+    if (verifiedAfterLock(login.verifications))
+      violate(
+        'otp-once',
+        subject,
+        `verified after it locked (answers: ${login.verifications.map((v) => `${v.right ? 'right' : 'wrong'}→${v.status}`).join(', ')})`,
+        login.startedMs,
+      );
   }
 
   // no-nondeterminism, in every history of the namespace
@@ -339,6 +344,22 @@ async function nondeterminism(client: Client) {
     }
   }
   return { failures, checked, taskFailures };
+}
+
+/**
+ * A `verified` after the session answered `locked`, or after as many wrong codes as it allows (the workload's
+ * locked sessions allow two) were answered `invalid` or `locked`. A verification that failed (an error) may or
+ * may not have been counted, so it is not counted here.
+ */
+function verifiedAfterLock(verifications: OtpLogin['verifications'], maxAttempts = LOCKED_PLAN_ATTEMPTS): boolean {
+  let wrongCounted = 0;
+  let locked = false;
+  for (const { right, status } of verifications) {
+    if (status === 'verified' && (locked || wrongCounted >= maxAttempts)) return true;
+    if (status === 'locked') locked = true;
+    if (!right && (status === 'invalid' || status === 'locked')) wrongCounted++;
+  }
+  return false;
 }
 
 function sorted(counts: Record<string, number>): Array<[string, number]> {

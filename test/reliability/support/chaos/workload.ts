@@ -82,6 +82,8 @@ const OTP_PREFIX = '234805';
 const CAMPAIGN_PREFIX = ['234806', '234807'];
 /** A call that keeps failing through faults is given up after this long. */
 const CALL_PATIENCE_MS = 90_000;
+/** Wrong codes a `locked` login's session allows: its two wrong codes lock it. */
+export const LOCKED_PLAN_ATTEMPTS = 2;
 const NON_MAGIC_OUTCOMES: FinalStatus[] = [...FINAL_STATUSES];
 
 export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog> {
@@ -255,7 +257,7 @@ async function runLogin(
   const pair = { purpose: 'login', recipient: login.recipient };
   try {
     const sent = await patiently(`sendOtp ${login.recipient}`, () =>
-      msgflow.sendOtp({ ...pair, maxAttempts: login.plan === 'locked' ? 2 : 5 }),
+      msgflow.sendOtp({ ...pair, maxAttempts: login.plan === 'locked' ? LOCKED_PLAN_ATTEMPTS : 5 }),
     );
     login.workflowId = sent.workflowId;
   } catch (error) {
