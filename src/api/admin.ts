@@ -122,6 +122,9 @@ export const DeliveryListQuery = z.strictObject({
 
 export const WebhooksPausedRequest = z.strictObject({ paused: z.boolean() });
 
+/** For `duration_ms` (at most an hour; 0 ends it), the account's API calls answer 500 before doing anything. */
+export const ServerErrorsRequest = z.strictObject({ duration_ms: z.number().int().min(0).max(3_600_000) });
+
 /** A number's forced outcome: its next messages end in `outcome` (`none`: never final), optionally after a delay. */
 export const ForcedOutcomeRequest = z.strictObject({
   outcome: z.enum([...FINAL_STATUSES, 'none']),

@@ -17,6 +17,7 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { IdempotencyStore } from './idempotency.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
+import { ServerErrors } from './server-errors.js';
 import { Refusals } from './refusals.js';
 
 export type { SandboxOptions, CarrierTiming, WebhookTiming, WebhookChaos } from './options.js';
@@ -59,6 +60,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     limiter: new RateLimiter(),
     signInCodes: new SignInCodes(now),
     refusals: new Refusals(),
+    serverErrors: new ServerErrors(),
     otpKey: Buffer.from(
       persistentSetting(db, 'otp_secret', () => randomBytes(32).toString('base64')),
       'base64',

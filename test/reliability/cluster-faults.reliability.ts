@@ -7,31 +7,25 @@
  * 10 s. The campaign must complete with every recipient charged once, every state counted exactly as the
  * provider has it (in the result and in the store), and every webhook delivery eventually accepted.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessagingClient } from '../../src/client/index.js';
 import { METRICS } from '../../src/definitions/metric-names.js';
 import { MAGIC_NUMBERS } from '../../src/sandbox/index.js';
 import { Msgflow } from '../../src/starter/index.js';
-import { type MessageStore, openMessageStore } from '../../src/store/index.js';
-import { msgflowDataConverter } from '../../src/temporal/data-converter.js';
-import {
-  type ClusterInfrastructure,
-  type MsgflowReplicas,
-  startClusterInfrastructure,
-  startMsgflowReplicas,
-} from '../support/cluster/topology.js';
+import type { MessageStore } from '../../src/store/index.js';
+import type { ClusterInfrastructure, MsgflowReplicas } from '../support/cluster/topology.js';
+import { type ClusterRig, startClusterRig } from '../support/cluster/rig.js';
 import type { DeploymentStatus } from '../../src/temporal/deployment-status.js';
 import { workflowBuildId } from '../../src/temporal/build-id.js';
 import { runMsgflow } from '../support/cli.js';
 import { dashboardQueries, metricNamesIn } from '../support/dashboard.js';
 import { startPrometheus, type TestPrometheus } from '../support/prometheus.js';
-import { startTestSandbox, type TestAccount, type TestSandbox } from '../support/sandbox.js';
+import type { TestAccount, TestSandbox } from '../support/sandbox.js';
 import { waitFor } from '../support/wait-for.js';
 import {
   auditCampaign,
@@ -62,54 +56,41 @@ describe('campaign through a production-shaped cluster losing a replica of each 
   const dir = mkdtempSync(join(tmpdir(), 'cluster-faults-'));
   const sandboxDb = join(dir, 'sandbox.db');
   const sandboxLog: string[] = [];
+  let rig: ClusterRig;
   let infra: ClusterInfrastructure;
   let provider: TestSandbox;
   let account: TestAccount;
   let replicas: MsgflowReplicas;
   let store: MessageStore;
-  let connection: Connection;
   let client: Client;
+  let taskQueue: string;
   let prometheus: TestPrometheus;
   /** One value of a PromQL expression as Prometheus answers it now (0 when it has no sample). */
   const scrapedValue = async (expr: string) => Number((await prometheus.query(expr))[0]?.value[1] ?? 0);
-  const taskQueue = `cluster-${randomUUID()}`;
 
   beforeAll(async () => {
-    infra = await startClusterInfrastructure({ log: (line) => process.stdout.write(`[cluster] ${line}\n`) });
-    provider = await startTestSandbox({
-      db: sandboxDb,
-      log: (line) => sandboxLog.push(line),
-      // Outcomes 2 s after each send: events keep arriving while each fault lasts.
-      carrier: { submitMs: 200, finalMs: 2_000 },
-      webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 10_000 },
+    rig = await startClusterRig({
+      log: (line) => process.stdout.write(`[cluster] ${line}\n`),
+      sandbox: {
+        db: sandboxDb,
+        log: (line) => sandboxLog.push(line),
+        // Outcomes 2 s after each send: events keep arriving while each fault lasts.
+        carrier: { submitMs: 200, finalMs: 2_000 },
+        webhooks: { retryScheduleMs: RETRY_SCHEDULE_MS, timeoutMs: 10_000 },
+      },
+      account: { balance: 100_000_000, ratePerMinute: PROVIDER_LIMIT_PER_MINUTE },
+      replicas: { ratePerMinute: PROVIDER_REQUESTS_PER_MINUTE },
     });
-    account = await provider.newAccount({ balance: 100_000_000, ratePerMinute: PROVIDER_LIMIT_PER_MINUTE });
-    const messaging = new MessagingClient({ baseUrl: provider.sandbox.baseUrl, token: account.token });
-    replicas = await startMsgflowReplicas(infra, {
-      taskQueue,
-      apiBaseUrl: provider.sandbox.baseUrl,
-      apiToken: account.token,
-      registerWebhook: async (url) => (await messaging.webhooks.create({ url })).secret,
-      storeDatabase: 'msgflow',
-      ratePerMinute: PROVIDER_REQUESTS_PER_MINUTE,
-    });
+    ({ infra, provider, account, replicas, store, client, taskQueue } = rig);
     prometheus = await startPrometheus([
       { job: 'msgflow-worker', urls: replicas.workerMetricsUrls },
       { job: 'msgflow-ingress', urls: replicas.ingressUrls.map((url) => `${url}/metrics`) },
       { job: 'temporal', urls: infra.temporal.nodes.map((node) => node.metricsUrl) },
     ]);
-    store = await openMessageStore({ url: replicas.storeUrl });
-    connection = await Connection.connect({ address: infra.address });
-    client = new Client({ connection, namespace: infra.namespace, dataConverter: msgflowDataConverter() });
-    // On a fresh machine this builds the Temporal server first (minutes; .ci/run does it beforehand).
   }, 1_800_000);
   afterAll(async () => {
-    await connection?.close();
-    await store?.close();
     await prometheus?.stop();
-    await replicas?.close();
-    await provider?.close();
-    await infra?.stop();
+    await rig?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

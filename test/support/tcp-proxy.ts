@@ -6,6 +6,7 @@
  * refuses a connection is skipped for that connection, so killing a replica is a real failover.
  */
 import { type AddressInfo, createConnection, createServer, type Server, type Socket } from 'node:net';
+import { Transform } from 'node:stream';
 
 export type ProxyStrategy = 'round-robin' | 'failover';
 
@@ -21,6 +22,8 @@ export interface TcpProxy {
    */
   hold(): void;
   release(): void;
+  /** Delay every chunk either way by `ms`, on open connections too (a slow network); 0 ends it. */
+  slow(ms: number): void;
   close(): Promise<void>;
   /** Connections made to each target so far, in target order. */
   connectionsPerTarget(): number[];
@@ -40,6 +43,15 @@ export async function startTcpProxy(targets: string | string[], options: TcpProx
   let server: Server;
   let port = options.port ?? 0;
   let next = 0;
+  let slowMs = 0;
+  /** A pass-through that holds each chunk `slowMs` (in order) while the proxy is slowed. */
+  const slowed = () =>
+    new Transform({
+      transform(chunk, _encoding, done) {
+        if (slowMs <= 0) done(null, chunk);
+        else setTimeout(() => done(null, chunk), slowMs);
+      },
+    });
 
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -62,7 +74,7 @@ export async function startTcpProxy(targets: string | string[], options: TcpProx
       upstream.off('error', refused);
       counts[index]!++;
       upstream.on('error', () => upstream.destroy());
-      client.pipe(upstream).pipe(client);
+      client.pipe(slowed()).pipe(upstream).pipe(slowed()).pipe(client);
       client.resume();
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
@@ -104,6 +116,9 @@ export async function startTcpProxy(targets: string | string[], options: TcpProx
     release: () => {
       holding = false;
       dropAll();
+    },
+    slow: (ms) => {
+      slowMs = ms;
     },
     address: `127.0.0.1:${port}`,
     cut: stop,

@@ -62,4 +62,37 @@ describe('startTcpProxy', () => {
     proxies.push(proxy);
     expect(await ask(proxy.address)).toBe('');
   });
+
+  it('delays what passes while slowed, keeping it whole and in order, and stops delaying when told', async () => {
+    const server = createServer((socket) => socket.pipe(socket));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const proxy = await startTcpProxy(`127.0.0.1:${(server.address() as AddressInfo).port}`);
+    proxies.push(proxy);
+    const echo = (text: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const [host, port] = proxy.address.split(':');
+        const socket = createConnection({ host: host!, port: Number(port) }, () => {
+          for (const part of text) socket.write(part);
+        });
+        // The proxy does not keep half-closed connections: the client waits for the whole echo, then leaves.
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString();
+          if (answer.length >= text.join('').length) {
+            socket.destroy();
+            resolve(answer);
+          }
+        });
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    proxy.slow(200);
+    const started = Date.now();
+    expect(await echo(['one ', 'two ', 'three'])).toBe('one two three');
+    // At least one delay each way (a lower bound: a timer never fires early).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    proxy.slow(0);
+    expect(await echo(['four'])).toBe('four');
+  });
 });

@@ -113,6 +113,11 @@ export class SandboxAdmin {
     await this.call('PUT', `/accounts/${enc(accountId)}/webhooks-paused`, { paused });
   }
 
+  /** For `durationMs` (0 ends it), the account's API calls answer 500 before doing anything (an outage). */
+  async setServerErrors(accountId: string, durationMs: number): Promise<void> {
+    await this.call('PUT', `/accounts/${enc(accountId)}/server-errors`, { duration_ms: durationMs });
+  }
+
   /** Forgets the account's messages, calls, campaigns, OTPs and deliveries; keeps tokens, settings and wallet. */
   async resetAccount(accountId: string): Promise<void> {
     await this.call('POST', `/accounts/${enc(accountId)}/reset`);

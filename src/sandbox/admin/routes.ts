@@ -19,6 +19,7 @@ import {
   RateLimitRequest,
   SpendCapRequest,
   WebhooksPausedRequest,
+  ServerErrorsRequest,
 } from '../../api/admin.js';
 import { RecipientNumber } from '../../api/common.js';
 import {
@@ -182,6 +183,13 @@ export function adminRouter(ctx: SandboxContext): Router {
     const { paused } = body as z.output<typeof WebhooksPausedRequest>;
     setWebhooksPaused(db, accountOf(req).id, paused);
     return { status: 200, data: { paused } };
+  });
+
+  on('put', '/accounts/:id/server-errors', ServerErrorsRequest, (req, body) => {
+    const { duration_ms } = body as z.output<typeof ServerErrorsRequest>;
+    const until = ctx.now() + duration_ms;
+    ctx.serverErrors.set(accountOf(req).id, until);
+    return { status: 200, data: { until: duration_ms > 0 ? new Date(until).toISOString() : null } };
   });
 
   on('post', '/accounts/:id/reset', null, (req) => {

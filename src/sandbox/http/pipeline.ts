@@ -130,6 +130,9 @@ async function serve(
   { token, account }: Caller,
 ): Promise<void> {
   const { db } = ctx;
+  // An injected outage of the provider's front end: refused before the rate limit counts the call.
+  if (ctx.serverErrors.activeUntil(account.id, ctx.now()) !== null)
+    throw new ApiError('internal_error', 'Injected server error (sandbox test control)');
 
   const limit = ctx.limiter.hit(
     `token:${token.id}`,

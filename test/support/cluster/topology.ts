@@ -194,6 +194,8 @@ export interface ReplicaOptions {
   ratePerMinute?: number;
   /** Added to every process's environment. */
   env?: Record<string, string>;
+  /** The store's URL as msgflow's processes are given it (e.g. through a proxy); `storeUrl` stays direct. */
+  storeUrlVia?: (url: string) => string;
 }
 
 export interface MsgflowReplicas {
@@ -252,8 +254,14 @@ export async function startMsgflowReplicas(
   options: ReplicaOptions,
 ): Promise<MsgflowReplicas> {
   const storeUrl = await infra.postgres.createDatabase(options.storeDatabase);
+  const processStoreUrl = options.storeUrlVia?.(storeUrl) ?? storeUrl;
   const shared = {
-    ...sharedEnv({ address: infra.address, namespace: infra.namespace, taskQueue: options.taskQueue, storeUrl }),
+    ...sharedEnv({
+      address: infra.address,
+      namespace: infra.namespace,
+      taskQueue: options.taskQueue,
+      storeUrl: processStoreUrl,
+    }),
     // Info, for the lines that say a process is ready; msgflow logs little else at this level.
     MSGFLOW_LOG_LEVEL: 'info',
     ...options.env,

@@ -1,0 +1,184 @@
+/**
+ * The nemesis: applies a schedule's faults to the cluster rig at their moments and heals each after its
+ * duration, logging both with the time they really happened (process timing shifts them from the plan).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebhookChaos } from '../../../../src/sandbox/index.js';
+import type { ClusterRig } from '../../../support/cluster/rig.js';
+import type { RestartableProcess } from '../../../support/cluster/temporal-cluster.js';
+import type { TcpProxy } from '../../../support/tcp-proxy.js';
+import { type Fault, describeFault } from './schedule.js';
+
+/** A fault as it happened: applied at `atMs`, healed at `healedMs` (since the run's start). */
+export interface FaultRecord {
+  fault: Fault;
+  atMs: number;
+  healedMs: number;
+  /** Why applying or healing it failed, if it did (the run goes on; the checker sees what it left). */
+  error?: string;
+}
+
+export interface NemesisTargets {
+  rig: ClusterRig;
+  /** The sandbox's webhook chaos, read by its dispatcher on every attempt: the nemesis turns it on and off. */
+  webhookChaos: WebhookChaos;
+  /** The account's normal rate limit, put back after a 429 fault. */
+  ratePerMinute: number;
+}
+
+/** While duplicating, half of the successful deliveries go out twice; while reordering, each waits up to 3 s. */
+const DUPLICATE_PROBABILITY = 0.5;
+const REORDER_DELAY_MS = 3_000;
+/** A slowed connection holds each chunk this long, each way. */
+const SLOW_NETWORK_MS = 500;
+
+/** Runs every fault of `schedule` from `startedAt`; resolves when the last is healed, with the log. */
+export async function runNemesis(
+  targets: NemesisTargets,
+  schedule: readonly Fault[],
+  startedAt: number,
+  log: (line: string) => void = () => {},
+): Promise<FaultRecord[]> {
+  const records: FaultRecord[] = [];
+  const since = () => Date.now() - startedAt;
+  await Promise.all(
+    schedule.map(async (fault) => {
+      await sleep(Math.max(0, fault.atMs - since()));
+      const record: FaultRecord = { fault, atMs: since(), healedMs: 0 };
+      records.push(record);
+      const { apply, heal } = actionsOf(targets, fault);
+      try {
+        await apply();
+        log(`+${(record.atMs / 1000).toFixed(1)}s fault ${describeFault(fault)}`);
+      } catch (error) {
+        record.error = `apply: ${(error as Error).message}`;
+      }
+      await sleep(Math.max(0, fault.atMs + fault.durationMs - since()));
+      try {
+        await heal();
+      } catch (error) {
+        record.error = `${record.error ?? ''} heal: ${(error as Error).message}`.trim();
+      }
+      record.healedMs = since();
+      log(
+        `+${(record.healedMs / 1000).toFixed(1)}s healed ${fault.kind} ${fault.target}${record.error ? ` (${record.error})` : ''}`,
+      );
+    }),
+  );
+  return records.sort((a, b) => a.atMs - b.atMs);
+}
+
+interface Actions {
+  apply(): Promise<void>;
+  heal(): Promise<void>;
+}
+
+function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: Fault): Actions {
+  const { admin } = rig.provider;
+  const accountId = rig.account.accountId;
+  switch (fault.kind) {
+    case 'kill-worker':
+    case 'kill-ingress':
+    case 'kill-temporal': {
+      const target = processOf(rig, fault.target);
+      return { apply: () => target.kill(), heal: () => startAsASupervisorWould(target) };
+    }
+    case 'pause-worker':
+    case 'pause-ingress':
+    case 'pause-temporal': {
+      const target = processOf(rig, fault.target);
+      let pid: number | undefined;
+      return {
+        apply: async () => {
+          pid = target.pid();
+          if (pid === undefined) throw new Error(`${target.name} is not running`);
+          process.kill(pid, 'SIGSTOP');
+        },
+        heal: async () => {
+          if (pid !== undefined) process.kill(pid, 'SIGCONT');
+        },
+      };
+    }
+    case 'stop-postgres':
+      return { apply: () => rig.infra.postgres.stop(), heal: () => rig.infra.postgres.start() };
+    case 'cut-network': {
+      const proxy = proxyOf(rig, fault.target);
+      return { apply: () => proxy.cut(), heal: () => proxy.restore() };
+    }
+    case 'hold-network': {
+      const proxy = proxyOf(rig, fault.target);
+      return { apply: async () => proxy.hold(), heal: async () => proxy.release() };
+    }
+    case 'slow-network': {
+      const proxy = proxyOf(rig, fault.target);
+      return { apply: async () => proxy.slow(SLOW_NETWORK_MS), heal: async () => proxy.slow(0) };
+    }
+    case 'provider-429':
+      return {
+        apply: () => admin.setRateLimit(accountId, 1),
+        heal: () => admin.setRateLimit(accountId, ratePerMinute),
+      };
+    case 'provider-5xx':
+      return {
+        apply: () => admin.setServerErrors(accountId, fault.durationMs),
+        heal: () => admin.setServerErrors(accountId, 0),
+      };
+    case 'webhooks-held':
+      return {
+        apply: () => admin.setWebhooksPaused(accountId, true),
+        heal: () => admin.setWebhooksPaused(accountId, false),
+      };
+    case 'webhooks-duplicated':
+      return {
+        apply: async () => void (webhookChaos.duplicateProbability = DUPLICATE_PROBABILITY),
+        heal: async () => void (webhookChaos.duplicateProbability = 0),
+      };
+    case 'webhooks-reordered':
+      return {
+        apply: async () => void (webhookChaos.maxExtraDelayMs = REORDER_DELAY_MS),
+        heal: async () => void (webhookChaos.maxExtraDelayMs = 0),
+      };
+  }
+}
+
+/**
+ * Starts the process again, and again while it exits at once (a Temporal node started while PostgreSQL is
+ * down does), every 2 s for up to a minute, as systemd's `Restart=always` or a container's restart policy would.
+ */
+async function startAsASupervisorWould(target: RestartableProcess): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await target.start();
+      return;
+    } catch (error) {
+      if (attempt >= 30) throw error;
+      await sleep(2_000);
+    }
+  }
+}
+
+function processOf(rig: ClusterRig, name: string): RestartableProcess {
+  const all: RestartableProcess[] = [...rig.replicas.workers, ...rig.replicas.ingresses, ...rig.infra.temporal.nodes];
+  const found = all.find((p) => p.name === name);
+  if (!found) throw new Error(`no process ${name} in the rig (${all.map((p) => p.name).join(', ')})`);
+  return found;
+}
+
+function proxyOf(rig: ClusterRig, target: string): TcpProxy {
+  if (!rig.proxies) throw new Error('the rig was started without proxies');
+  const proxies: Record<string, TcpProxy> = {
+    'to-temporal': rig.proxies.toTemporal,
+    'to-provider': rig.proxies.toProvider,
+    'to-store': rig.proxies.toStore,
+  };
+  const proxy = proxies[target];
+  if (!proxy) throw new Error(`no proxy ${target}`);
+  return proxy;
+}
+
+/** Faults active within `marginMs` of `atMs` (since the run's start), for naming those around a violation. */
+export function faultsAround(records: readonly FaultRecord[], atMs: number, marginMs = 10_000): string[] {
+  return records
+    .filter((r) => r.atMs - marginMs <= atMs && atMs <= r.healedMs + marginMs)
+    .map((r) => describeFault({ ...r.fault, atMs: r.atMs, durationMs: r.healedMs - r.atMs }));
+}

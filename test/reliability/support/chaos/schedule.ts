@@ -1,0 +1,117 @@
+/**
+ * The nemesis's plan: from a seed, which faults strike which part of the topology, when, and for how long.
+ * A pure function of the seed and the run's length, so a failing seed's schedule replays exactly (the
+ * processes' own timing around it does not). Faults never overlap on one target, at most `maxConcurrent`
+ * are active at once, and the last ends `quietMs` before the run does: the fault-free period before judging.
+ */
+import { seededRandom } from '../summary.js';
+
+/** What a fault does, and the part of the topology it strikes (see nemesis.ts for how each is applied). */
+export const FAULT_KINDS = {
+  /** SIGKILL, then started again after the duration. */
+  'kill-worker': ['worker-1', 'worker-2'],
+  'kill-ingress': ['ingress-1', 'ingress-2'],
+  'kill-temporal': ['temporal-1', 'temporal-2'],
+  /** SIGSTOP, SIGCONT after the duration: a process that hangs without dying. */
+  'pause-worker': ['worker-1', 'worker-2'],
+  'pause-ingress': ['ingress-1', 'ingress-2'],
+  'pause-temporal': ['temporal-1', 'temporal-2'],
+  /** PostgreSQL stopped and started: Temporal's persistence and the message store at once. */
+  'stop-postgres': ['postgres'],
+  /** msgflow's connections through a proxy refused (`cut`) or left hanging (`hold`). */
+  'cut-network': ['to-temporal', 'to-provider', 'to-store'],
+  'hold-network': ['to-temporal', 'to-provider', 'to-store'],
+  /** …or slowed: every chunk held half a second each way. */
+  'slow-network': ['to-temporal', 'to-provider', 'to-store'],
+  /** The provider refuses the account's calls: 429 (rate limit of one a minute) or 500. */
+  'provider-429': ['provider'],
+  'provider-5xx': ['provider'],
+  /** The provider's webhooks: held (deliveries paused), duplicated, or delayed at random (reordered). */
+  'webhooks-held': ['webhooks'],
+  'webhooks-duplicated': ['webhooks'],
+  'webhooks-reordered': ['webhooks'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type FaultKind = keyof typeof FAULT_KINDS;
+export const ALL_FAULT_KINDS = Object.keys(FAULT_KINDS) as FaultKind[];
+
+export interface Fault {
+  /** Since the run's start. */
+  atMs: number;
+  kind: FaultKind;
+  target: string;
+  durationMs: number;
+}
+
+export interface ScheduleOptions {
+  /** The whole run, the quiet period included. */
+  runMs: number;
+  /** Fault-free time at the end, before the run is judged. */
+  quietMs: number;
+  /** Mean gap between one fault's start and the next's. Default 4 s. */
+  meanGapMs?: number;
+  /** Faults that may be active at once. Default 2. */
+  maxConcurrent?: number;
+  /** The kinds to draw from. Default all. */
+  kinds?: readonly FaultKind[];
+  /** Nothing in the first moments, while the workload starts. Default 3 s. */
+  leadInMs?: number;
+}
+
+/** Each kind's shortest and longest duration, ms: long enough to meet traffic, short of any give-up. */
+const DURATIONS: Record<FaultKind, [number, number]> = {
+  'kill-worker': [1_000, 8_000],
+  'kill-ingress': [1_000, 8_000],
+  'kill-temporal': [2_000, 8_000],
+  'pause-worker': [1_000, 8_000],
+  'pause-ingress': [1_000, 8_000],
+  'pause-temporal': [1_000, 6_000],
+  'stop-postgres': [2_000, 8_000],
+  'cut-network': [1_000, 8_000],
+  'hold-network': [1_000, 8_000],
+  'slow-network': [2_000, 15_000],
+  'provider-429': [3_000, 15_000],
+  'provider-5xx': [2_000, 10_000],
+  'webhooks-held': [3_000, 20_000],
+  'webhooks-duplicated': [5_000, 20_000],
+  'webhooks-reordered': [5_000, 20_000],
+};
+
+export function generateSchedule(seed: number, options: ScheduleOptions): Fault[] {
+  const random = seededRandom(seed);
+  const kinds = options.kinds ?? ALL_FAULT_KINDS;
+  if (kinds.length === 0) throw new Error('a schedule needs at least one fault kind');
+  const meanGapMs = options.meanGapMs ?? 4_000;
+  const maxConcurrent = options.maxConcurrent ?? 2;
+  const endMs = options.runMs - options.quietMs;
+  const between = (min: number, max: number) => Math.round(min + random() * (max - min));
+  const faults: Fault[] = [];
+  let atMs = options.leadInMs ?? 3_000;
+  for (;;) {
+    // Exponential gaps (a Poisson process), at least half a second apart.
+    atMs += Math.max(500, Math.round(-Math.log(1 - random()) * meanGapMs));
+    if (atMs >= endMs) break;
+    const kind = kinds[Math.floor(random() * kinds.length)]!;
+    const targets = FAULT_KINDS[kind];
+    const target = targets[Math.floor(random() * targets.length)]!;
+    const [min, max] = DURATIONS[kind];
+    const durationMs = Math.min(between(min, max), endMs - atMs);
+    const active = faults.filter((f) => f.atMs + f.durationMs > atMs);
+    // Skipped (the draw still made, so later faults do not shift): too many at once, or the target is struck.
+    if (active.length >= maxConcurrent || active.some((f) => f.target === target) || durationMs < min) continue;
+    faults.push({ atMs, kind, target, durationMs });
+  }
+  return faults;
+}
+
+/** Faults counted by kind, every kind of FAULT_KINDS present (0 when drawn never). */
+export function faultsByKind(faults: readonly Fault[]): Record<FaultKind, number> {
+  const counts = Object.fromEntries(ALL_FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  for (const f of faults) counts[f.kind]++;
+  return counts;
+}
+
+/** One line per fault, e.g. `+12.3s kill-worker worker-1 for 4.0s`. */
+export function describeFault(f: Fault): string {
+  return `+${(f.atMs / 1000).toFixed(1)}s ${f.kind} ${f.target} for ${(f.durationMs / 1000).toFixed(1)}s`;
+}
