@@ -277,7 +277,10 @@ async function providerMessages(messaging: MessagingClient) {
   return all;
 }
 
-/** Polls until the watched workflows are closed and every provider message is final and in the store. */
+/**
+ * Polls until the watched workflows are closed, every provider message is final and in the store, and the
+ * store's outbox holds no untold outcome.
+ */
 async function untilTold(sources: CheckSources, workflowIds: string[], lastHealAt: number): Promise<string[]> {
   const deadline = lastHealAt + LIVENESS_MS;
   for (;;) {
@@ -296,6 +299,10 @@ async function untilTold(sources: CheckSources, workflowIds: string[], lastHealA
       for (let i = 0; i < finals.length; i += 1000)
         for (const o of await sources.store.outcomes(finals.slice(i, i + 1000))) told.add(o.providerMessageId);
       for (const id of finals) if (!told.has(id)) pending.push(`message ${id}: no outcome in the store`);
+      // The outbox emptied: every outcome recorded for a waiting workflow was told (a relay that never sweeps
+      // after a crash leaves some, even when the workflows ended by asking the provider).
+      const { untold } = await sources.store.outbox.backlog();
+      if (untold > 0) pending.push(`${untold} outcome(s) in the store's outbox not told to their workflows`);
     } catch (error) {
       pending.push(`reading the run failed: ${(error as Error).message}`);
     }
