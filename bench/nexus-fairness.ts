@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
+import { addNexusEndpoint, ensureNamespace } from '../src/temporal/nexus-endpoints.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { nexusTeamsOf } from '../src/api/nexus-teams.js';
 import { weightOf } from '../src/api/team-weights.js';
@@ -23,7 +23,6 @@ import { type Benchmark, type BenchRow, round } from './harness.js';
 import { numbersStartingWith, spreadNumbers } from './numbers.js';
 import { login, loginsUntil } from './fairness.js';
 
-const { google } = proto;
 const LIMIT_PER_MINUTE = 120;
 const SETTLE_SECONDS = Number(process.env.MSGFLOW_BENCH_FAIRNESS_SETTLE_S ?? 10);
 const WINDOW_SECONDS = Number(process.env.MSGFLOW_BENCH_FAIRNESS_WINDOW_S ?? 60);
@@ -68,18 +67,12 @@ export const nexusFairnessBenchmark: Benchmark = {
       const namespace = `bench-callers-${id}`;
       const connection = await Connection.connect({ address: temporal.address });
       cleanups.push(() => connection.close());
-      await connection.workflowService.registerNamespace({
-        namespace,
-        workflowExecutionRetentionPeriod: google.protobuf.Duration.fromObject({ seconds: 24 * 60 * 60 }),
-      });
+      await ensureNamespace(connection, namespace);
       const endpoints: Record<string, string> = {};
       for (const { team } of TEAMS) {
         const name = `bench-${team}-${id}`;
-        const { endpoint } = await connection.operatorService.createNexusEndpoint({
-          spec: { name, target: { worker: { namespace: temporal.namespace, taskQueue: teams[team] } } },
-        });
-        cleanups.push(() =>
-          connection.operatorService.deleteNexusEndpoint({ id: endpoint!.id!, version: endpoint!.version! }),
+        cleanups.push(
+          await addNexusEndpoint(connection, { name, namespace: temporal.namespace, taskQueue: teams[team]! }),
         );
         endpoints[team] = name;
       }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
+import { addNexusEndpoint, ensureNamespace } from '../../src/temporal/nexus-endpoints.js';
 import { type ServiceProcess, startService } from '../processes.js';
 import type { callNexusOperation, NexusCall } from './caller-workflow.js';
 
@@ -44,18 +44,10 @@ export async function startBenchCallers(
   try {
     const connection = await Connection.connect({ address });
     cleanups.push(() => connection.close());
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: proto.google.protobuf.Duration.fromObject({ seconds: 24 * 60 * 60 }),
-    });
+    await ensureNamespace(connection, namespace);
     const endpoints = { msgflow: `bench-msgflow-${id}`, empty: `bench-empty-${id}` };
     for (const which of ['msgflow', 'empty'] as const) {
-      const { endpoint } = await connection.operatorService.createNexusEndpoint({
-        spec: { name: endpoints[which], target: { worker: targets[which] } },
-      });
-      cleanups.push(() =>
-        connection.operatorService.deleteNexusEndpoint({ id: endpoint!.id!, version: endpoint!.version! }),
-      );
+      cleanups.push(await addNexusEndpoint(connection, { name: endpoints[which], ...targets[which] }));
     }
     const worker = await startCallerWorker(address, namespace, taskQueue);
     cleanups.push(() => worker.stop());

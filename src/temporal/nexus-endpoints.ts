@@ -56,3 +56,14 @@ export async function ensureNamespace(connection: Pick<Connection, 'workflowServ
     throw error;
   }
 }
+
+/** Creates the endpoint `target.name` into `target`'s namespace and queue (one for a while); answers its removal. */
+export async function addNexusEndpoint(
+  connection: Pick<Connection, 'operatorService'>,
+  target: NexusEndpointTarget,
+): Promise<() => Promise<unknown>> {
+  const { endpoint } = await connection.operatorService.createNexusEndpoint({
+    spec: { name: target.name, target: { worker: { namespace: target.namespace, taskQueue: target.taskQueue } } },
+  });
+  return () => connection.operatorService.deleteNexusEndpoint({ id: endpoint!.id!, version: endpoint!.version! });
+}

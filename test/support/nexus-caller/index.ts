@@ -5,17 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { OperationKey } from 'nexus-rpc';
 import { inject } from 'vitest';
 import type { MsgflowNexusService } from '../../../src/api/nexus-service.js';
+import { addNexusEndpoint, ensureNamespace } from '../../../src/temporal/nexus-endpoints.js';
 import { tracingClientInterceptors } from '../../../src/tracing/setup.js';
 import { WORKFLOW_INTERCEPTOR_MODULES, workerTracing } from '../../../src/tracing/worker.js';
 import { waitFor } from '../wait-for.js';
 import type { callMsgflow, MsgflowCall } from './workflows.js';
 
-const { google } = proto;
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url));
 
 export interface NexusCaller {
@@ -60,19 +59,10 @@ export async function startNexusCaller(
   try {
     const connection = await Connection.connect({ address });
     cleanups.push(() => connection.close());
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: google.protobuf.Duration.fromObject({ seconds: 24 * 60 * 60 }),
-    });
+    await ensureNamespace(connection, namespace);
     await waitFor(() => connection.workflowService.describeNamespace({ namespace }), `namespace ${namespace}`);
-    const createEndpoint = async (name: string, taskQueue: string) => {
-      const { endpoint: created } = await connection.operatorService.createNexusEndpoint({
-        spec: { name, target: { worker: { namespace: target.namespace, taskQueue } } },
-      });
-      cleanups.push(() =>
-        connection.operatorService.deleteNexusEndpoint({ id: created!.id!, version: created!.version! }),
-      );
-    };
+    const createEndpoint = async (name: string, taskQueue: string) =>
+      cleanups.push(await addNexusEndpoint(connection, { name, namespace: target.namespace, taskQueue }));
     await createEndpoint(endpoint, target.taskQueue);
 
     const workerConnection = await NativeConnection.connect({ address });
