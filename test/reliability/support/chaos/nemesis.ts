@@ -26,11 +26,17 @@ export interface NemesisTargets {
   ratePerMinute: number;
 }
 
-/** While duplicating, half of the successful deliveries go out twice; while reordering, each waits up to 3 s. */
+/**
+ * While duplicating, half of the successful deliveries go out twice; while contradicting, half are followed by a
+ * late receipt with another final state; while reordering, each waits up to 3 s.
+ */
 const DUPLICATE_PROBABILITY = 0.5;
+const CONTRADICT_PROBABILITY = 0.5;
 const REORDER_DELAY_MS = 3_000;
 /** A slowed connection holds each chunk this long, each way. */
 const SLOW_NETWORK_MS = 500;
+/** How long an ingress records what it cannot tell before it is killed (kill-ingress-untold). */
+const UNTOLD_FOR_MS = 3_000;
 
 /** Runs every fault of `schedule` from `startedAt`; resolves when the last is healed, with the log. */
 export async function runNemesis(
@@ -82,6 +88,20 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
     case 'kill-temporal': {
       const target = processOf(rig, fault.target);
       return { apply: () => target.kill(), heal: () => startAsASupervisorWould(target) };
+    }
+    case 'kill-ingress-untold': {
+      const target = processOf(rig, fault.target);
+      const link = ingressLinkOf(rig, fault.target);
+      return {
+        apply: async () => {
+          await link.cut();
+          // Long enough for webhooks to arrive (it records them, cannot tell them), short of the fault's end.
+          await sleep(Math.min(UNTOLD_FOR_MS, fault.durationMs / 2));
+          await target.kill();
+          await link.restore();
+        },
+        heal: () => startAsASupervisorWould(target),
+      };
     }
     case 'pause-worker':
     case 'pause-ingress':
@@ -138,6 +158,15 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
         apply: async () => void (webhookChaos.maxExtraDelayMs = REORDER_DELAY_MS),
         heal: async () => void (webhookChaos.maxExtraDelayMs = 0),
       };
+    case 'webhooks-contradicted':
+      return {
+        apply: async () => void (webhookChaos.contradictProbability = CONTRADICT_PROBABILITY),
+        heal: async () => void (webhookChaos.contradictProbability = 0),
+      };
+    case 'webhooks-to-dead-ingress': {
+      const { balancer } = rig.replicas;
+      return { apply: () => balancer.cut(), heal: () => balancer.restore() };
+    }
   }
 }
 
@@ -174,6 +203,14 @@ function proxyOf(rig: ClusterRig, target: string): TcpProxy {
   const proxy = proxies[target];
   if (!proxy) throw new Error(`no proxy ${target}`);
   return proxy;
+}
+
+/** The ingress's own link to Temporal. */
+function ingressLinkOf(rig: ClusterRig, name: string): TcpProxy {
+  const index = rig.replicas.ingresses.findIndex((p) => p.name === name);
+  const link = rig.proxies?.ingressToTemporal[index];
+  if (!link) throw new Error(`no link to Temporal for ${name}`);
+  return link;
 }
 
 /** Faults active within `marginMs` of `atMs` (since the run's start), for naming those around a violation. */
