@@ -12,7 +12,6 @@ import { isFinalStatus } from '../../../../src/api/constants.js';
 import type { SendSmsResult } from '../../../../src/api/workflow-io.js';
 import type { MessagingClient } from '../../../../src/client/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
-import { SLOW_LANE_AFTER } from '../../../../src/ingress/relay.js';
 import type { MessageStore } from '../../../../src/store/index.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
 import type { RefusedWorkflow } from './refused-workflow.js';
@@ -72,6 +71,11 @@ export interface CheckReport {
 export const LIVENESS_MS = 180_000;
 /** A send is outside any fault when none was active from this long before its start to this long after its close. */
 const QUIET_MARGIN_MS = 5_000;
+/**
+ * A refused workflow's tries before its slow lane take 4 s (250 ms doubling); the rest is its outcome's way
+ * (2 s at the provider, a webhook) and the store's polling. Beyond this its refusals were taken for outages.
+ */
+const REFUSED_ASIDE_MS = 30_000;
 
 export async function checkRun(
   sources: CheckSources,
@@ -267,13 +271,20 @@ export async function checkRun(
   }
 
   // refused-waits-alone: the relay set the refused workflow aside (a backoff of its own, then its slow lane).
-  if (sources.refusedWorkflow) {
-    const refusal = await sources.store.outbox.refusal(sources.refusedWorkflow.workflowId);
-    if ((refusal?.refusals ?? 0) < SLOW_LANE_AFTER)
+  const refused = sources.refusedWorkflow;
+  refused?.stopWatching();
+  const slowLaneAt = refused?.slowLaneAt();
+  const refusedAsideMs = refused && slowLaneAt !== undefined ? slowLaneAt - refused.registeredAt : undefined;
+  if (refused) {
+    const after = refusedAsideMs;
+    if (after === undefined || after > REFUSED_ASIDE_MS)
       violate(
         'refused-waits-alone',
-        `the refused workflow (message ${sources.refusedWorkflow.providerMessageId})`,
-        `${refusal?.refusals ?? 0} refusals recorded by the end; its slow lane starts at ${SLOW_LANE_AFTER}`,
+        `the refused workflow (message ${refused.providerMessageId})`,
+        after === undefined
+          ? 'never in its slow lane'
+          : `in its slow lane only ${Math.round(after / 1000)} s after its outcome's send`,
+        refused.registeredAt - sources.startedAt,
       );
   }
 
@@ -300,6 +311,7 @@ export async function checkRun(
       otpVerified,
       histories: histories.checked,
       quietSends: quietLatencies.length,
+      refusedAsideS: refusedAsideMs === undefined ? -1 : Math.round(refusedAsideMs / 1000),
       quietLatencyMaxMs: Math.max(0, ...quietLatencies),
       workflowTaskFailures: histories.taskFailures,
     },

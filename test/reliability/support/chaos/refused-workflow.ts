@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { MessagingClient } from '../../../../src/client/index.js';
+import { SLOW_LANE_AFTER } from '../../../../src/ingress/relay.js';
 import type { MessageStore } from '../../../../src/store/index.js';
 
 /** The fault run's signal limit per workflow: a campaign's run continues as new long before it. */
@@ -16,12 +17,18 @@ export const SIGNAL_LIMIT = 1_000;
 export interface RefusedWorkflow {
   workflowId: string;
   providerMessageId: string;
+  /** When it was registered, ms since epoch (its outcome follows within seconds). */
+  registeredAt: number;
+  /** When the store first showed it in its slow lane (SLOW_LANE_AFTER refusals), ms since epoch; polled. */
+  slowLaneAt(): number | undefined;
+  stopWatching(): void;
 }
 
 /** A number of its own, outside the workload's prefixes. */
 const RECIPIENT = '2348090000001';
 /** Signals in flight at once while filling the workflow's budget. */
 const FILLING_CONCURRENCY = 20;
+const WATCH_EVERY_MS = 500;
 
 /**
  * Starts a workflow on a queue no worker polls (it waits forever), signals it up to the limit, then sends one
@@ -30,7 +37,7 @@ const FILLING_CONCURRENCY = 20;
 export async function startRefusedWorkflow(
   client: Client,
   messaging: MessagingClient,
-  store: Pick<MessageStore, 'register'>,
+  store: Pick<MessageStore, 'register' | 'outbox'>,
 ): Promise<RefusedWorkflow> {
   const workflowId = `chaos-refused-${randomUUID().slice(0, 8)}`;
   const handle = await client.workflow.start('unpolled', { taskQueue: 'chaos-unpolled', workflowId, args: [] });
@@ -42,5 +49,22 @@ export async function startRefusedWorkflow(
   const sent = await messaging.sms.send({ recipients: [RECIPIENT], sender: 'ACME', message: 'refused' });
   const providerMessageId = sent.messages[0]!.provider_message_id;
   await store.register(workflowId, [{ providerMessageId, number: `+${RECIPIENT}` }]);
-  return { workflowId, providerMessageId };
+  const registeredAt = Date.now();
+  let slowLaneAt: number | undefined;
+  const watcher = setInterval(() => {
+    void store.outbox
+      .refusal(workflowId)
+      .then((refusal) => {
+        if (slowLaneAt === undefined && (refusal?.refusals ?? 0) >= SLOW_LANE_AFTER) slowLaneAt = Date.now();
+      })
+      .catch(() => {}); // the store is faulted too: the next poll reads it
+  }, WATCH_EVERY_MS);
+  watcher.unref();
+  return {
+    workflowId,
+    providerMessageId,
+    registeredAt,
+    slowLaneAt: () => slowLaneAt,
+    stopWatching: () => clearInterval(watcher),
+  };
 }
