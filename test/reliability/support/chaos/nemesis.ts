@@ -7,6 +7,8 @@ import type { WebhookChaos } from '../../../../src/sandbox/index.js';
 import type { ClusterRig } from '../../../support/cluster/rig.js';
 import type { RestartableProcess } from '../../../support/cluster/temporal-cluster.js';
 import type { TcpProxy } from '../../../support/tcp-proxy.js';
+import { METRICS } from '../../../../src/definitions/metric-names.js';
+import { scrapeCounter } from '../../../support/metrics-text.js';
 import { type Fault, describeFault } from './schedule.js';
 
 /** A fault as it happened: applied at `atMs`, healed at `healedMs` (since the run's start). */
@@ -35,8 +37,9 @@ const CONTRADICT_PROBABILITY = 0.5;
 const REORDER_DELAY_MS = 3_000;
 /** A slowed connection holds each chunk this long, each way. */
 const SLOW_NETWORK_MS = 500;
-/** How long an ingress records what it cannot tell before it is killed (kill-ingress-untold). */
-const UNTOLD_FOR_MS = 3_000;
+/** An ingress cut off from Temporal is killed once it answered this many deliveries, or after UNTOLD_FOR_MS. */
+const UNTOLD_DELIVERIES = 3;
+const UNTOLD_FOR_MS = 10_000;
 
 /** Runs every fault of `schedule` from `startedAt`; resolves when the last is healed, with the log. */
 export async function runNemesis(
@@ -95,8 +98,8 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
       return {
         apply: async () => {
           await link.cut();
-          // Long enough for webhooks to arrive (it records them, cannot tell them), short of the fault's end.
-          await sleep(Math.min(UNTOLD_FOR_MS, fault.durationMs / 2));
+          // Killed once it recorded outcomes it cannot tell (or gives up waiting for them, webhooks being faulted).
+          await untilAccepted(rig, fault.target, UNTOLD_DELIVERIES, Math.max(UNTOLD_FOR_MS, fault.durationMs / 2));
           await target.kill();
           await link.restore();
         },
@@ -203,6 +206,15 @@ function proxyOf(rig: ClusterRig, target: string): TcpProxy {
   const proxy = proxies[target];
   if (!proxy) throw new Error(`no proxy ${target}`);
   return proxy;
+}
+
+/** Waits until the ingress answered `count` more deliveries (recorded them), for `timeoutMs` at most. */
+async function untilAccepted(rig: ClusterRig, name: string, count: number, timeoutMs: number): Promise<void> {
+  const url = `${rig.replicas.ingressUrls[rig.replicas.ingresses.findIndex((p) => p.name === name)]}/metrics`;
+  const accepted = () => scrapeCounter(url, METRICS.ingressDeliveries, { status: '200' });
+  const deadline = Date.now() + timeoutMs;
+  const before = await accepted();
+  while (Date.now() < deadline && (await accepted()) < before + count) await sleep(200);
 }
 
 /** The ingress's own link to Temporal. */
