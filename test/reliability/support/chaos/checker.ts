@@ -65,6 +65,8 @@ export interface CheckReport {
   counts: Record<string, number>;
   /** How long after the last heal every outcome was told (null: not within LIVENESS_MS). */
   toldAfterMs: number | null;
+  /** Workflow tasks that failed (and were retried), by cause and the first line of their message. */
+  taskFailures: Record<string, number>;
 }
 
 /** The stated bound: a worker restart (seconds), the provider's webhook retries and a campaign's last chunks. */
@@ -297,6 +299,7 @@ export async function checkRun(
   return {
     violations,
     toldAfterMs,
+    taskFailures: histories.taskFailures,
     counts: {
       providerMessages: sms.length,
       charges: charges.length,
@@ -309,7 +312,7 @@ export async function checkRun(
       quietSends: quietLatencies.length,
       refusedAsideS: refusedAsideMs === undefined ? -1 : Math.round(refusedAsideMs / 1000),
       quietLatencyMaxMs: Math.max(0, ...quietLatencies),
-      workflowTaskFailures: histories.taskFailures,
+      workflowTaskFailures: Object.values(histories.taskFailures).reduce((a, b) => a + b, 0),
     },
   };
 }
@@ -378,19 +381,20 @@ async function closedResult<T>(
 async function nondeterminism(client: Client) {
   const failures: Array<{ workflowId: string; startedMs: number | undefined; message: string }> = [];
   let checked = 0;
-  let taskFailures = 0;
+  const taskFailures: Record<string, number> = {};
   const executions: WorkflowExecutionInfo[] = [];
   for await (const execution of client.workflow.list()) executions.push(execution);
-  const NON_DETERMINISTIC =
-    proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR;
+  const { WorkflowTaskFailedCause } = proto.temporal.api.enums.v1;
+  const NON_DETERMINISTIC = WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR;
   for (const execution of executions) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     checked++;
     for (const event of history.events ?? []) {
       const failed = event.workflowTaskFailedEventAttributes;
       if (!failed) continue;
-      taskFailures++;
       const message = failed.failure?.message ?? '';
+      const cause = `${WorkflowTaskFailedCause[failed.cause ?? 0] ?? failed.cause}: ${message.split('\n')[0]!.slice(0, 120)}`;
+      taskFailures[cause] = (taskFailures[cause] ?? 0) + 1;
       if (failed.cause === NON_DETERMINISTIC || /nondetermin|non-determin|TMPRL1100/i.test(message))
         failures.push({
           workflowId: execution.workflowId,

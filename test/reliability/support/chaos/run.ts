@@ -142,6 +142,7 @@ export function describeReport(report: ChaosRunReport): string[] {
       .map(([k, n]) => `${k}=${n}`)
       .join(' ')}`,
     ...report.faults.filter((f) => f.error).map((f) => `fault ${f.fault.kind} ${f.fault.target}: ${f.error}`),
+    ...Object.entries(report.check.taskFailures).map(([cause, n]) => `workflow tasks failed (retried) ${n}× ${cause}`),
     ...report.workload.campaigns.map(
       (c) => `campaign ${c.key} (${c.audience.length}, ${c.fate}): ${c.steps.join(', ')}`,
     ),
