@@ -13,6 +13,7 @@ import type { SendSmsResult } from '../../../../src/api/workflow-io.js';
 import type { MessagingClient } from '../../../../src/client/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
 import type { MessageStore } from '../../../../src/store/index.js';
+import { checkErasure, checkRetries, checkTeamShares, messagesAllowed, sendersOf } from './checker-promises.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
 import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
 
@@ -27,6 +28,10 @@ export const RULES = {
   'no-nondeterminism': 'no workflow task fails for non-determinism in any history',
   'otp-once': 'an OTP session verifies at most once, never with a wrong code, never after it locked',
   liveness: 'every outcome is told within the stated time after the last fault',
+  'erased-not-charged': 'an opted-out number, once erased, is charged by no send or campaign started after',
+  'erased-from-store': 'an erased number is no longer named by the messages sent to it before',
+  'retry-to-failed': "a campaign's retry sends once to each recipient its first run failed, and to no one else",
+  'team-shares': 'each team within ± 10 % of its weighted share in fault-free windows while both send',
 } as const;
 export type Rule = keyof typeof RULES;
 
@@ -54,6 +59,8 @@ export interface CheckReport {
   counts: Record<string, number>;
   /** How long after the last heal every outcome was told (null: not within LIVENESS_MS). */
   toldAfterMs: number | null;
+  /** The teams' shares as judged, or why they were not (too few requests in fault-free windows). */
+  teamShares: string;
 }
 
 /** The stated bound: a worker restart (seconds), the provider's webhook retries and a campaign's last chunks. */
@@ -91,6 +98,7 @@ export async function checkRun(
   const charges = ledger.filter((e) => e.kind === 'sms');
   const messages = await providerMessages(sources.messaging);
   const sms = messages.filter((m) => m.kind === 'sms');
+  const senders = sendersOf(charges);
 
   // charged-once
   const chargesOf = new Map<string, number>();
@@ -121,17 +129,13 @@ export async function checkRun(
         since(c.created_at),
       );
 
-  // one-send-per-recipient, for the numbers the workload sent to once (campaigns' and single sends' own)
-  const once = new Set(
-    [
-      ...workload.campaigns.flatMap((c) => c.audience),
-      ...workload.sends.filter((s) => !s.recipient.startsWith('1202555')).map((s) => s.recipient),
-    ].map((n) => `+${n}`),
-  );
+  // one-send-per-recipient, for the workload's own numbers (campaigns' and single sends'): one message per
+  // send or campaign run that targets the number
+  const allowed = messagesAllowed(workload);
   const byRecipient = new Map<string, typeof sms>();
   for (const m of sms) byRecipient.set(m.mobile_number, [...(byRecipient.get(m.mobile_number) ?? []), m]);
   for (const [number, list] of byRecipient)
-    if (once.has(number) && list.length > 1)
+    if (list.length > (allowed.get(number) ?? Number.POSITIVE_INFINITY))
       violate(
         'one-send-per-recipient',
         number,
@@ -205,8 +209,8 @@ export async function checkRun(
       violate('workflow-as-provider', campaign.workflowId!, result.why);
       continue;
     }
-    const audience = new Set(campaign.audience.map((n) => `+${n}`));
-    const theirs = sms.filter((m) => audience.has(m.mobile_number));
+    // Its messages by their charges' keys: a retry and a schedule's runs send to numbers other campaigns did.
+    const theirs = sms.filter((m) => senders.get(m.id) === campaign.workflowId);
     campaignRecipients += theirs.length;
     const truth: Record<string, number> = {};
     for (const m of theirs) truth[m.status] = (truth[m.status] ?? 0) + 1;
@@ -242,6 +246,11 @@ export async function checkRun(
       );
   }
 
+  // erased-not-charged, erased-from-store, retry-to-failed, team-shares
+  const erasedCharges = await checkErasure(sources, workload, charges, violate);
+  const retryResent = checkRetries(workload, sms, senders, violate);
+  const shares = checkTeamShares(workload, charges, faults, sources.startedAt, violate);
+
   // no-nondeterminism, in every history of the namespace
   const histories = await nondeterminism(sources.client);
   for (const { workflowId, startedMs, message } of histories.failures)
@@ -255,6 +264,7 @@ export async function checkRun(
   return {
     violations,
     toldAfterMs,
+    teamShares: shares.summary,
     counts: {
       providerMessages: sms.length,
       charges: charges.length,
@@ -265,6 +275,10 @@ export async function checkRun(
       otpVerified,
       histories: histories.checked,
       workflowTaskFailures: histories.taskFailures,
+      scheduledRuns: workload.campaigns.filter((c) => c.scheduleId).length,
+      retryResent,
+      erasedCharges,
+      teamShareRequests: shares.requests,
     },
   };
 }
