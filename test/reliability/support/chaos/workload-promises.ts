@@ -61,14 +61,14 @@ export function workloadPromises(context: WorkloadContext): Array<Promise<unknow
 }
 
 /**
- * One campaign per team, started together at about a third of the run, so that they meet faults and then
- * send on, both at once, through the fault-free end. One request per recipient (chunks of one), so sends and
+ * One campaign per team, started together at about half the workload's time, so that they meet faults and
+ * then send on, both at once, through the fault-free end (where most of what is judged is sent). One request per recipient (chunks of one), so sends and
  * requests are the same count. The clinic's (weight 3) is 1.5 × the marketing's: with the weights it runs out
  * first, with the marketing's at half; with the weights ignored (1:1) the marketing's runs out first, with the
  * clinic's at two thirds. Either way both send long enough to be judged.
  */
 async function teamCampaigns(context: WorkloadContext, random: () => number): Promise<void> {
-  const marketing = Math.max(20, Math.round(context.options.campaignRecipients * 0.18));
+  const marketing = Math.max(20, Math.round(context.options.campaignRecipients * 0.17));
   const sizes: Record<string, number> = { clinic: Math.round(marketing * 1.5), marketing };
   const records: CampaignRecord[] = Object.keys(TEAM_WEIGHTS).map((team) => ({
     key: `chaos-${context.options.seed}-${team}`,
@@ -78,7 +78,7 @@ async function teamCampaigns(context: WorkloadContext, random: () => number): Pr
     team,
   }));
   context.result.campaigns.push(...records);
-  await sleep(context.options.untilMs * (0.3 + random() * 0.1));
+  await sleep(context.options.untilMs * (0.5 + random() * 0.1));
   await Promise.all(records.map((record) => context.startCampaign(record, { team: record.team, chunkSize: 1 })));
 }
 
@@ -99,7 +99,8 @@ async function retriedCampaign(context: WorkloadContext, random: () => number): 
   await sleep(context.options.untilMs * 0.1 * random());
   for (const [i, number] of first.audience.entries())
     await patiently('setOutcome', () => admin.setOutcome(number, outcomes[i]!));
-  const run = await context.startCampaign(first, { chunkSize: 5 });
+  // One chunk: its request does not wait long in the default team's line behind the main campaign's.
+  const run = await context.startCampaign(first, { chunkSize: first.audience.length });
   if (!run) return;
   if (!(await untilClosed(context, run.workflowId))) {
     first.steps.push('never closed: not retried');
