@@ -126,8 +126,9 @@ async function retriedCampaign(context: WorkloadContext, random: () => number): 
 
 /**
  * A reminder schedule firing every third of the workload's time (20 s at least: 2 or 3 runs), to five numbers
- * of its own and the erased one. Paused when the workload ends, its runs read from its recent actions, then
- * deleted: each run is a campaign the checker judges.
+ * of its own and the erased one. Paused a little before the workload ends (a pause delayed by a fault would
+ * let one more run in), its runs read from its recent actions, then deleted: each run is a campaign the
+ * checker judges.
  */
 async function reminderSchedule(context: WorkloadContext, erased: string): Promise<void> {
   const { msgflow, patiently, since, options } = context;
@@ -159,7 +160,7 @@ async function reminderSchedule(context: WorkloadContext, erased: string): Promi
     context.log(`schedule ${id} never created: ${(error as Error).message}`);
     return;
   }
-  await sleep(Math.max(0, options.untilMs - since()));
+  await sleep(Math.max(0, options.untilMs * 0.9 - since()));
   try {
     await patiently(`pause ${id}`, () => schedules.pause(id, 'the fault run ends'));
     const { recentRuns } = await patiently(`describe ${id}`, () => schedules.describe(id));
