@@ -28,6 +28,12 @@ describe('seeded fault run over the production topology', () => {
       expect(report.faults.length).toBeGreaterThan(5);
       expect(report.check.counts.sendsChecked).toBeGreaterThan(10);
       expect(report.check.counts.campaignRecipients).toBeGreaterThan(0);
+      // …the promise parts too: a retry resent, the schedule fired, the erased number was sent to before its
+      // erasure, and the teams' shares were judged (enough requests in fault-free windows).
+      expect(report.check.counts.retryResent).toBeGreaterThan(0);
+      expect(report.check.counts.scheduledRuns).toBeGreaterThan(0);
+      expect(report.check.counts.erasedCharges).toBeGreaterThan(0);
+      expect(report.check.teamShares).not.toMatch(/not-judged/);
       expect(report.check.violations.map((v) => `${v.rule}: ${v.subject}: ${v.detail}`)).toEqual([]);
     });
   }

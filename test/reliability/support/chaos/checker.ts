@@ -13,6 +13,7 @@ import type { SendSmsResult } from '../../../../src/api/workflow-io.js';
 import type { MessagingClient } from '../../../../src/client/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
 import type { MessageStore } from '../../../../src/store/index.js';
+import { checkErasure, checkRetries, checkTeamShares, messagesAllowed, sendersOf } from './checker-promises.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
 import type { RefusedWorkflow } from './refused-workflow.js';
 import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
@@ -34,6 +35,10 @@ export const RULES = {
   'no-nondeterminism': 'no workflow task fails for non-determinism in any history',
   'otp-once': 'an OTP session verifies at most once, never with a wrong code, never after it locked',
   liveness: 'every outcome is told within the stated time after the last fault',
+  'erased-not-charged': 'an opted-out number, once erased, is charged by no send or campaign started after',
+  'erased-from-store': 'an erased number is no longer named by the messages sent to it before',
+  'retry-to-failed': "a campaign's retry sends once to each recipient its first run failed, and to no one else",
+  'team-shares': 'each team within ± 10 % of its weighted share in fault-free windows while both send',
   'quiet-latency': `a single send outside any fault closes within ${QUIET_LATENCY_MS / 1000} s of its final state`,
   'refused-waits-alone': 'a workflow whose signals Temporal refuses waits in a slow lane of its own, shown as refused',
 } as const;
@@ -67,6 +72,8 @@ export interface CheckReport {
   toldAfterMs: number | null;
   /** Workflow tasks that failed (and were retried), by cause and the first line of their message. */
   taskFailures: Record<string, number>;
+  /** The teams' shares as judged, or why they were not (too few requests in fault-free windows). */
+  teamShares: string;
 }
 
 /** The stated bound: a worker restart (seconds), the provider's webhook retries and a campaign's last chunks. */
@@ -111,6 +118,7 @@ export async function checkRun(
   const charges = ledger.filter((e) => e.kind === 'sms');
   const messages = await providerMessages(sources.messaging);
   const sms = messages.filter((m) => m.kind === 'sms');
+  const senders = sendersOf(charges);
 
   // charged-once
   const chargesOf = new Map<string, number>();
@@ -141,17 +149,13 @@ export async function checkRun(
         since(c.created_at),
       );
 
-  // one-send-per-recipient, for the numbers the workload sent to once (campaigns' and single sends' own)
-  const once = new Set(
-    [
-      ...workload.campaigns.flatMap((c) => c.audience),
-      ...workload.sends.filter((s) => !s.recipient.startsWith('1202555')).map((s) => s.recipient),
-    ].map((n) => `+${n}`),
-  );
+  // one-send-per-recipient, for the workload's own numbers (campaigns' and single sends'): one message per
+  // send or campaign run that targets the number
+  const allowed = messagesAllowed(workload);
   const byRecipient = new Map<string, typeof sms>();
   for (const m of sms) byRecipient.set(m.mobile_number, [...(byRecipient.get(m.mobile_number) ?? []), m]);
   for (const [number, list] of byRecipient)
-    if (once.has(number) && list.length > 1)
+    if (list.length > (allowed.get(number) ?? Number.POSITIVE_INFINITY))
       violate(
         'one-send-per-recipient',
         number,
@@ -234,8 +238,8 @@ export async function checkRun(
       violate('workflow-as-provider', campaign.workflowId!, result.why);
       continue;
     }
-    const audience = new Set(campaign.audience.map((n) => `+${n}`));
-    const theirs = sms.filter((m) => audience.has(m.mobile_number));
+    // Its messages by their charges' keys: a retry and a schedule's runs send to numbers other campaigns did.
+    const theirs = sms.filter((m) => senders.get(m.id) === campaign.workflowId);
     campaignRecipients += theirs.length;
     const truth: Record<string, number> = {};
     for (const m of theirs) truth[m.status] = (truth[m.status] ?? 0) + 1;
@@ -271,6 +275,11 @@ export async function checkRun(
       );
   }
 
+  // erased-not-charged, erased-from-store, retry-to-failed, team-shares
+  const erasedCharges = await checkErasure(sources, workload, charges, violate);
+  const retryResent = checkRetries(workload, sms, senders, violate);
+  const shares = checkTeamShares(workload, charges, faults, sources.startedAt, violate);
+
   // refused-waits-alone: the relay set the refused workflow aside (a backoff of its own, then its slow lane).
   const refused = sources.refusedWorkflow;
   refused?.stopWatching();
@@ -300,6 +309,7 @@ export async function checkRun(
     violations,
     toldAfterMs,
     taskFailures: histories.taskFailures,
+    teamShares: shares.summary,
     counts: {
       providerMessages: sms.length,
       charges: charges.length,
@@ -313,6 +323,10 @@ export async function checkRun(
       refusedAsideS: refusedAsideMs === undefined ? -1 : Math.round(refusedAsideMs / 1000),
       quietLatencyMaxMs: Math.max(0, ...quietLatencies),
       workflowTaskFailures: Object.values(histories.taskFailures).reduce((a, b) => a + b, 0),
+      scheduledRuns: workload.campaigns.filter((c) => c.scheduleId).length,
+      retryResent,
+      erasedCharges,
+      teamShareRequests: shares.requests,
     },
   };
 }

@@ -15,6 +15,7 @@ import { type FaultRecord, runNemesis } from './nemesis.js';
 import { describeFault, type Fault, faultsByKind, generateSchedule } from './schedule.js';
 import { SIGNAL_LIMIT, startRefusedWorkflow } from './refused-workflow.js';
 import { runWorkload, type WorkloadLog } from './workload.js';
+import { teamWeightsEnv } from './workload-promises.js';
 
 export interface ChaosRunOptions {
   seed: number;
@@ -74,7 +75,11 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
       otpPerIpPerMinute: 10_000,
     },
     account: { balance: 100_000_000, ratePerMinute: PROVIDER_PER_MINUTE },
-    replicas: { ratePerMinute: WORKER_QUEUE_PER_MINUTE, env: { ...otp.env, MSGFLOW_OTP_GUARD_RULES: guardRules } },
+    replicas: {
+      ratePerMinute: WORKER_QUEUE_PER_MINUTE,
+      // The workload's two teams share the token 3:1.
+      env: { ...otp.env, MSGFLOW_OTP_GUARD_RULES: guardRules, MSGFLOW_TEAM_WEIGHTS: teamWeightsEnv() },
+    },
   });
   try {
     const store = rig.store;
@@ -125,6 +130,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
       retriedCalls: workload.retriedCalls,
       webhookRetries: sandboxLog.filter((line) => line.includes('retrying')).length,
       toldAfterS: check.toldAfterMs === null ? 'never' : Math.round(check.toldAfterMs / 1000),
+      teamShares: check.teamShares,
       violations: check.violations.length,
     };
     return { seed: options.seed, schedule, faults, workload, check, summary };
@@ -146,6 +152,9 @@ export function describeReport(report: ChaosRunReport): string[] {
     ...report.workload.campaigns.map(
       (c) => `campaign ${c.key} (${c.audience.length}, ${c.fate}): ${c.steps.join(', ')}`,
     ),
+    ...(report.workload.erasure
+      ? [`erasure of +${report.workload.erasure.number}: ${report.workload.erasure.steps.join(', ')}`]
+      : []),
     ...report.check.violations.map(
       (v) =>
         `VIOLATION ${v.rule} (${RULES[v.rule]}): ${v.subject}: ${v.detail}; faults around: ${v.faultsAround.join('; ') || 'none'}`,

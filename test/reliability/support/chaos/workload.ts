@@ -3,18 +3,21 @@
  * client that the faults also reach (a call failing during a fault is retried, with the same key where the
  * call takes one): single sends to numbers with every final outcome, OTP logins (right codes, wrong codes,
  * locked sessions, replays, some never verified), a campaign paused and resumed, one cancelled, and
- * suppressions, some made before the sends and some during them. It records what it asked for and what it
- * was answered; the checker holds that against what the run left.
+ * suppressions, some made before the sends and some during them; and the parts of workload-promises.ts (two
+ * teams' campaigns, an erasure, a retry to the failed, a reminder schedule). It records what it asked for and
+ * what it was answered; the checker holds that against what the run left.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FINAL_STATUSES, type FinalStatus } from '../../../../src/api/constants.js';
 import type { OtpVerifyStatus } from '../../../../src/api/otp.js';
 import { MAGIC_NUMBERS } from '../../../../src/sandbox/index.js';
+import type { CampaignInput } from '../../../../src/api/campaign-io.js';
 import type { CampaignRun } from '../../../../src/starter/campaigns.js';
 import type { Msgflow } from '../../../../src/starter/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
 import { wrongOtpCode } from '../../../support/otp-inbox.js';
 import { seededRandom } from '../summary.js';
+import { type ErasureRecord, TEAM_WEIGHTS, workloadPromises } from './workload-promises.js';
 
 export interface SingleSend {
   key: string;
@@ -47,6 +50,12 @@ export interface CampaignRecord {
   /** `cancelled`: the workload cancelled it; otherwise it runs to the end (paused and resumed on the way). */
   fate: 'complete' | 'cancelled';
   steps: string[];
+  /** The team it sends for (MSGFLOW_TEAM_WEIGHTS), when not the default. */
+  team?: string;
+  /** The key of the campaign it retries to the failed (`msgflow.retryCampaign`). */
+  retryOf?: string;
+  /** The schedule whose run it is. */
+  scheduleId?: string;
 }
 
 export interface WorkloadLog {
@@ -59,6 +68,22 @@ export interface WorkloadLog {
   suppressedDuring: string[];
   /** Calls that failed and were retried (faults reach the workload's own client too). */
   retriedCalls: number;
+  /** The teams' weights the workers were given (MSGFLOW_TEAM_WEIGHTS). */
+  teamWeights: Record<string, number>;
+  /** A number opted out and erased while sends still target it. */
+  erasure?: ErasureRecord;
+}
+
+/** What the workload's parts share: the facade, the log being written, the clock, and its patient calls. */
+export interface WorkloadContext {
+  msgflow: Msgflow;
+  admin: SandboxAdmin;
+  options: WorkloadOptions;
+  result: WorkloadLog;
+  since: () => number;
+  log: (line: string) => void;
+  patiently: <T>(what: string, call: () => Promise<T>) => Promise<T>;
+  startCampaign: (record: CampaignRecord, input?: Partial<CampaignInput>) => Promise<CampaignRun | undefined>;
 }
 
 export interface WorkloadOptions {
@@ -100,6 +125,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
     suppressedBefore: [],
     suppressedDuring: [],
     retriedCalls: 0,
+    teamWeights: { ...TEAM_WEIGHTS },
   };
   /** Retries `call` through faults (with the same arguments, so the same key) until it answers or patience runs out. */
   const patiently = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
@@ -135,7 +161,10 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
   await patiently('suppressions.add', () => msgflow.suppressions.add(result.suppressedBefore.map((n) => `+${n}`)));
 
   const work: Array<Promise<unknown>> = [];
-  const startCampaign = async (record: CampaignRecord): Promise<CampaignRun | undefined> => {
+  const startCampaign = async (
+    record: CampaignRecord,
+    input: Partial<CampaignInput> = {},
+  ): Promise<CampaignRun | undefined> => {
     try {
       const run = await patiently(`campaign ${record.key}`, () =>
         msgflow.startCampaign(
@@ -145,6 +174,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
             audience: { type: 'inline', recipients: record.audience },
             // Small chunks: at the workers' two requests a second, a campaign lasts a good part of the run.
             chunkSize: Math.max(5, Math.ceil(record.audience.length / 40)),
+            ...input,
           },
           { key: record.key },
         ),
@@ -181,6 +211,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
       await sleep(1_000 + random() * 3_000);
       await steer(cancelled, run, 'cancel');
     })(),
+    ...workloadPromises({ msgflow, admin, options, result, since, log, patiently, startCampaign }),
   );
 
   // Single sends and OTP logins, each on its own clock until the workload's end.
