@@ -13,6 +13,8 @@ import type { SendSmsResult } from '../../../../src/api/workflow-io.js';
 import type { MessagingClient } from '../../../../src/client/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
 import type { MessageStore } from '../../../../src/store/index.js';
+import { type MsgflowWorkflowType, WORKFLOW_VERSIONING } from '../../../../src/definitions/versioning.js';
+import { buildsOfTasks } from '../../../support/history.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
 import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
 
@@ -25,6 +27,7 @@ export const RULES = {
   'store-as-provider': "every message's final state in the store is the provider's",
   'workflow-as-provider': "every send and campaign closes with the provider's states for its messages",
   'no-nondeterminism': 'no workflow task fails for non-determinism in any history',
+  'pinned-on-build': 'a pinned run (single send, OTP session) ends on the build it started on, across deploys',
   'otp-once': 'an OTP session verifies at most once, never with a wrong code, never after it locked',
   liveness: 'every outcome is told within the stated time after the last fault',
 } as const;
@@ -251,6 +254,8 @@ export async function checkRun(
       message,
       startedMs === undefined ? undefined : startedMs - sources.startedAt,
     );
+  for (const { workflowId, startedMs, message } of histories.pinnedMoves)
+    violate('pinned-on-build', workflowId, message, startedMs - sources.startedAt);
 
   return {
     violations,
@@ -265,6 +270,7 @@ export async function checkRun(
       otpVerified,
       histories: histories.checked,
       workflowTaskFailures: histories.taskFailures,
+      builds: histories.builds.size,
     },
   };
 }
@@ -328,6 +334,8 @@ async function closedResult<T>(
 /** Every history of the namespace, searched for workflow task failures and the non-determinism among them. */
 async function nondeterminism(client: Client) {
   const failures: Array<{ workflowId: string; startedMs: number | undefined; message: string }> = [];
+  const pinnedMoves: Array<{ workflowId: string; startedMs: number; message: string }> = [];
+  const builds = new Set<string>();
   let checked = 0;
   let taskFailures = 0;
   const executions: WorkflowExecutionInfo[] = [];
@@ -337,6 +345,11 @@ async function nondeterminism(client: Client) {
   for (const execution of executions) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     checked++;
+    const tasks = buildsOfTasks(history.events ?? []);
+    for (const build of tasks) builds.add(build);
+    const moved = pinnedMove(execution.type, tasks);
+    if (moved)
+      pinnedMoves.push({ workflowId: execution.workflowId, startedMs: execution.startTime.getTime(), message: moved });
     for (const event of history.events ?? []) {
       const failed = event.workflowTaskFailedEventAttributes;
       if (!failed) continue;
@@ -350,7 +363,16 @@ async function nondeterminism(client: Client) {
         });
     }
   }
-  return { failures, checked, taskFailures };
+  return { failures, checked, taskFailures, pinnedMoves, builds };
+}
+
+/** Why a run of a pinned type did not stay on its first build (its completed tasks' builds), or undefined. */
+export function pinnedMove(workflowType: string, taskBuilds: readonly string[]): string | undefined {
+  const versioning = WORKFLOW_VERSIONING[workflowType as MsgflowWorkflowType];
+  if (versioning?.behavior !== 'PINNED') return undefined;
+  const moved = taskBuilds.findIndex((build) => build !== taskBuilds[0]);
+  if (moved < 0) return undefined;
+  return `${workflowType} started on build ${taskBuilds[0]}, task ${moved + 1} on ${taskBuilds[moved]}`;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebhookChaos } from '../../../../src/sandbox/index.js';
+import { type Rollout, startRollout } from '../../../support/cluster/deploy.js';
 import type { ClusterRig } from '../../../support/cluster/rig.js';
 import type { RestartableProcess } from '../../../support/cluster/temporal-cluster.js';
 import type { TcpProxy } from '../../../support/tcp-proxy.js';
@@ -24,6 +25,8 @@ export interface NemesisTargets {
   webhookChaos: WebhookChaos;
   /** The account's normal rate limit, put back after a 429 fault. */
   ratePerMinute: number;
+  /** A deploy's steps (build ids, promotion, the old build stopped). */
+  log?: (line: string) => void;
 }
 
 /** While duplicating, half of the successful deliveries go out twice; while reordering, each waits up to 3 s. */
@@ -73,7 +76,7 @@ interface Actions {
   heal(): Promise<void>;
 }
 
-function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: Fault): Actions {
+function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fault: Fault): Actions {
   const { admin } = rig.provider;
   const accountId = rig.account.accountId;
   switch (fault.kind) {
@@ -95,7 +98,8 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
           process.kill(pid, 'SIGSTOP');
         },
         heal: async () => {
-          if (pid !== undefined) process.kill(pid, 'SIGCONT');
+          // Not when it is gone meanwhile: a deploy stops a replaced build's workers, paused or not.
+          if (pid !== undefined && target.pid() === pid) process.kill(pid, 'SIGCONT');
         },
       };
     }
@@ -138,7 +142,22 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
         apply: async () => void (webhookChaos.maxExtraDelayMs = REORDER_DELAY_MS),
         heal: async () => void (webhookChaos.maxExtraDelayMs = 0),
       };
+    case 'deploy':
+      return deployActions(rig, log);
   }
+}
+
+/** Started and ramped to when applied; made current and the old build retired (once it is safe) when healed. */
+function deployActions(rig: ClusterRig, log?: (line: string) => void): Actions {
+  let rollout: Rollout | undefined;
+  return {
+    apply: async () => void (rollout = await startRollout(rig, { log })),
+    heal: async () => {
+      if (!rollout) throw new Error('the rollout never started');
+      await rollout.promote();
+      await rollout.retireOld();
+    },
+  };
 }
 
 /**

@@ -79,7 +79,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
     const msgflow = new Msgflow(rig.client, rig.taskQueue, { otpKeys: otp.keys, store });
     const startedAt = Date.now();
     const [faults, workload] = await Promise.all([
-      runNemesis({ rig, webhookChaos, ratePerMinute: PROVIDER_PER_MINUTE }, schedule, startedAt, log),
+      runNemesis({ rig, webhookChaos, ratePerMinute: PROVIDER_PER_MINUTE, log }, schedule, startedAt, log),
       runWorkload({
         msgflow,
         admin: rig.provider.admin,

@@ -85,6 +85,11 @@ const CALL_PATIENCE_MS = 90_000;
 /** Wrong codes a `locked` login's session allows: its two wrong codes lock it. */
 export const LOCKED_PLAN_ATTEMPTS = 2;
 const NON_MAGIC_OUTCOMES: FinalStatus[] = [...FINAL_STATUSES];
+/**
+ * Sessions end within a minute (codes expire, lockouts pass): a session is pinned to its build until it ends,
+ * and a deploy stops the old build only then (the defaults, 10 and 15 minutes, would hold it past the run).
+ */
+const OTP_LIFETIMES = { ttlSeconds: 45, lockoutSeconds: 20 };
 
 export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog> {
   const { msgflow, admin } = options;
@@ -257,7 +262,7 @@ async function runLogin(
   const pair = { purpose: 'login', recipient: login.recipient };
   try {
     const sent = await patiently(`sendOtp ${login.recipient}`, () =>
-      msgflow.sendOtp({ ...pair, maxAttempts: login.plan === 'locked' ? LOCKED_PLAN_ATTEMPTS : 5 }),
+      msgflow.sendOtp({ ...pair, maxAttempts: login.plan === 'locked' ? LOCKED_PLAN_ATTEMPTS : 5, ...OTP_LIFETIMES }),
     );
     login.workflowId = sent.workflowId;
   } catch (error) {
