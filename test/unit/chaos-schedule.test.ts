@@ -56,8 +56,8 @@ describe('the fault run schedule', () => {
         const deploys = generateSchedule(seed, { runMs, quietMs }).filter((f) => f.kind === 'deploy');
         expect(deploys, `seed ${seed}, ${runMs} ms`).toHaveLength(1);
         const period = runMs - quietMs - 3_000;
-        expect(deploys[0]!.atMs).toBeGreaterThanOrEqual(3_000 + 0.35 * period - 1);
-        expect(deploys[0]!.atMs).toBeLessThanOrEqual(3_000 + 0.55 * period + 1);
+        expect(deploys[0]!.atMs).toBeGreaterThanOrEqual(3_000 + 0.25 * period - 1);
+        expect(deploys[0]!.atMs).toBeLessThanOrEqual(3_000 + 0.45 * period + 1);
         expect(deploys[0]!.target).toBe('deployment');
       }
     }

@@ -62,9 +62,10 @@ async function rollout(rig: ClusterRig, options: RolloutOptions, finished: () =>
     return current;
   });
   const newBuildId = nextBuildId(oldBuildId);
+  log(`deploy: starting build ${newBuildId}'s workers beside ${oldBuildId}'s`);
   // As a supervisor would, started again while it exits at once (Temporal unreachable during a fault).
   const build = await patiently(`starting build ${newBuildId}`, () => rig.replicas.startBuild(newBuildId));
-  log(`deploy: build ${newBuildId} started beside ${oldBuildId}`);
+  log(`deploy: build ${newBuildId}'s workers running`);
   const rampPercentage = options.rampPercentage ?? 50;
   if (rampPercentage > 0) {
     await patiently(`ramping ${newBuildId}`, () =>

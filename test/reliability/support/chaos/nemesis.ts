@@ -143,17 +143,25 @@ function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fa
         heal: async () => void (webhookChaos.maxExtraDelayMs = 0),
       };
     case 'deploy':
-      return deployActions(rig, log);
+      return deployActions(rig, fault, log);
   }
 }
 
-/** Started and ramped to when applied; made current and the old build retired (once it is safe) when healed. */
-function deployActions(rig: ClusterRig, log?: (line: string) => void): Actions {
+/**
+ * Applied: the new build started and ramped to. Healed: after the fault's duration of ramping (counted from the
+ * ramp, since its workers take a while to start), made current, and the old build retired once it is safe.
+ */
+function deployActions(rig: ClusterRig, fault: Fault, log?: (line: string) => void): Actions {
   let rollout: Rollout | undefined;
+  let rampedAt = 0;
   return {
-    apply: async () => void (rollout = await startRollout(rig, { log })),
+    apply: async () => {
+      rollout = await startRollout(rig, { log });
+      rampedAt = Date.now();
+    },
     heal: async () => {
       if (!rollout) throw new Error('the rollout never started');
+      await sleep(Math.max(0, rampedAt + fault.durationMs - Date.now()));
       await rollout.promote();
       await rollout.retireOld();
     },

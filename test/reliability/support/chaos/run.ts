@@ -79,7 +79,17 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
     const msgflow = new Msgflow(rig.client, rig.taskQueue, { otpKeys: otp.keys, store });
     const startedAt = Date.now();
     const [faults, workload] = await Promise.all([
-      runNemesis({ rig, webhookChaos, ratePerMinute: PROVIDER_PER_MINUTE, log }, schedule, startedAt, log),
+      runNemesis(
+        {
+          rig,
+          webhookChaos,
+          ratePerMinute: PROVIDER_PER_MINUTE,
+          log: (line) => log(`+${((Date.now() - startedAt) / 1000).toFixed(1)}s ${line}`),
+        },
+        schedule,
+        startedAt,
+        log,
+      ),
       runWorkload({
         msgflow,
         admin: rig.provider.admin,

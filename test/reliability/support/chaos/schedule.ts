@@ -32,7 +32,7 @@ export const FAULT_KINDS = {
   'webhooks-reordered': ['webhooks'],
   /**
    * A new build deployed and promoted: its workers start beside the old ones and are ramped to for the
-   * duration, then made current; it heals once the old build is safe to stop and stopped (often well after the
+   * duration (counted once they run), then made current; it heals once the old build is safe to stop and stopped (often well after the
    * planned duration: its pinned runs finish first). Every run of a minute or more has one (see plannedDeploy).
    */
   deploy: ['deployment'],
@@ -81,7 +81,7 @@ const DURATIONS: Record<FaultKind, [number, number]> = {
   'webhooks-held': [3_000, 20_000],
   'webhooks-duplicated': [5_000, 20_000],
   'webhooks-reordered': [5_000, 20_000],
-  deploy: [4_000, 10_000],
+  deploy: [3_000, 6_000],
 };
 
 /** A deploy drains its old build for a minute or more after its planned end: drawn ones keep this far apart. */
@@ -119,13 +119,13 @@ export function generateSchedule(seed: number, options: ScheduleOptions): Fault[
 
 /**
  * The deploy every run of a minute or more has, so each of CI's short seeds deploys once: at a moment between
- * 35 % and 55 % of the fault period, drawn from a stream of its own (the other faults' draws stay as they were).
+ * 25 % and 45 % of the fault period, drawn from a stream of its own (the other faults' draws stay as they were).
  */
 function plannedDeploy(seed: number, runMs: number, leadInMs: number, endMs: number): Fault[] {
   if (runMs < 60_000) return [];
   const random = seededRandom(seed ^ 0xde9107);
   const [min, max] = DURATIONS.deploy;
-  const atMs = Math.round(leadInMs + (0.35 + random() * 0.2) * (endMs - leadInMs));
+  const atMs = Math.round(leadInMs + (0.25 + random() * 0.2) * (endMs - leadInMs));
   const durationMs = Math.min(Math.round(min + random() * (max - min)), endMs - atMs);
   return durationMs < min ? [] : [{ atMs, kind: 'deploy', target: 'deployment', durationMs }];
 }

@@ -86,10 +86,10 @@ const CALL_PATIENCE_MS = 90_000;
 export const LOCKED_PLAN_ATTEMPTS = 2;
 const NON_MAGIC_OUTCOMES: FinalStatus[] = [...FINAL_STATUSES];
 /**
- * Sessions end within a minute (codes expire, lockouts pass): a session is pinned to its build until it ends,
+ * Sessions end within a minute (codes expire in 30 s, lockouts pass in 10): a session is pinned to its build until it ends,
  * and a deploy stops the old build only then (the defaults, 10 and 15 minutes, would hold it past the run).
  */
-const OTP_LIFETIMES = { ttlSeconds: 45, lockoutSeconds: 20 };
+const OTP_LIFETIMES = { ttlSeconds: 30, lockoutSeconds: 10 };
 
 export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog> {
   const { msgflow, admin } = options;
