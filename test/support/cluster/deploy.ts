@@ -95,16 +95,18 @@ async function rollout(rig: ClusterRig, options: RolloutOptions, finished: () =>
     },
     async retireOld() {
       try {
-        // Safe twice, a second apart: a run started on the old build just before it stopped being routed
-        // reaches the visibility store's counts within that.
+        // As an operator's script does with `msgflow deployment status --build <old>`: the first `safe` stops it.
         const deadline = Date.now() + patienceMs;
-        for (let safeInARow = 0; safeInARow < 2;) {
+        let lastSaid = '';
+        for (;;) {
           if (Date.now() > deadline) throw new Error(`build ${oldBuildId} never safe to stop`);
           const status = await patiently('reading the deployment status', () =>
             deploymentStatus(service, namespace, deploymentName),
           );
           const old = status.builds.find((b) => b.buildId === oldBuildId);
-          safeInARow = old?.safeToStop ? safeInARow + 1 : 0;
+          const said = old ? `${JSON.stringify(old.running)}: ${old.reason}` : 'not listed';
+          if (said !== lastSaid) log(`deploy: build ${oldBuildId} ${(lastSaid = said)}`);
+          if (old?.safeToStop) break;
           await sleep(1_000);
         }
         await Promise.all(oldWorkers.map((w) => w.retire()));

@@ -81,7 +81,7 @@ const DURATIONS: Record<FaultKind, [number, number]> = {
   'webhooks-held': [3_000, 20_000],
   'webhooks-duplicated': [5_000, 20_000],
   'webhooks-reordered': [5_000, 20_000],
-  deploy: [3_000, 6_000],
+  deploy: [2_000, 5_000],
 };
 
 /** A deploy drains its old build for a minute or more after its planned end: drawn ones keep this far apart. */
@@ -119,13 +119,14 @@ export function generateSchedule(seed: number, options: ScheduleOptions): Fault[
 
 /**
  * The deploy every run of a minute or more has, so each of CI's short seeds deploys once: at a moment between
- * 25 % and 45 % of the fault period, drawn from a stream of its own (the other faults' draws stay as they were).
+ * 20 % and 40 % of the fault period (early enough that its old build's last pinned runs, OTP sessions of up to
+ * 30 s, end about when the workload does), drawn from a stream of its own (the other faults' draws stay as they were).
  */
 function plannedDeploy(seed: number, runMs: number, leadInMs: number, endMs: number): Fault[] {
   if (runMs < 60_000) return [];
   const random = seededRandom(seed ^ 0xde9107);
   const [min, max] = DURATIONS.deploy;
-  const atMs = Math.round(leadInMs + (0.25 + random() * 0.2) * (endMs - leadInMs));
+  const atMs = Math.round(leadInMs + (0.2 + random() * 0.2) * (endMs - leadInMs));
   const durationMs = Math.min(Math.round(min + random() * (max - min)), endMs - atMs);
   return durationMs < min ? [] : [{ atMs, kind: 'deploy', target: 'deployment', durationMs }];
 }
