@@ -84,8 +84,10 @@ export async function checkRun(
   const watched = [
     ...workload.sends.filter((s) => s.workflowId).map((s) => s.workflowId!),
     ...workload.campaigns.filter((c) => c.workflowId).map((c) => c.workflowId!),
+    // OTP sessions end within a minute (the workload's lifetimes): one left running lost its build's workers.
+    ...workload.otps.filter((o) => o.workflowId).map((o) => o.workflowId!),
   ];
-  // Liveness: every started send and campaign closed, every provider message final and in the store.
+  // Liveness: every started send, campaign and OTP session closed, every provider message final and in the store.
   const pending = await untilTold(sources, watched, lastHealAt);
   const toldAfterMs = pending.length === 0 ? Date.now() - lastHealAt : null;
   for (const what of pending) violate('liveness', what, `not told within ${LIVENESS_MS / 1000} s of the last fault`);
