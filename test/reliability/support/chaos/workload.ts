@@ -109,7 +109,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
     const deadline = Date.now() + CALL_PATIENCE_MS;
     for (;;) {
       try {
-        return await call();
+        return await withinDeadline(call(), deadline);
       } catch (error) {
         if (Date.now() > deadline || isRefusal(error)) throw error;
         result.retriedCalls++;
@@ -308,6 +308,26 @@ async function codeOf(admin: SandboxAdmin, recipient: string): Promise<string | 
     await sleep(500);
   }
   return undefined;
+}
+
+/**
+ * A call that never answers (an OTP verification whose session lost its build's workers waits forever) fails
+ * at the deadline, so the workload ends and the checker judges what it left.
+ */
+async function withinDeadline<T>(call: Promise<T>, deadline: number): Promise<T> {
+  call.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('no answer within the call patience')),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function numbers(prefix: string, count: number): string[] {
