@@ -9,13 +9,13 @@
  * receiver's answer) for the console and the admin API. Deliveries of an account whose webhooks are paused
  * wait, due, until they are resumed. During a secret rotation both the new and the previous secret sign.
  *
- * Shaped for fault injection: `plan()` decides how each attempt goes out (delay, duplicate), so chaos
- * options slot in without touching the send/retry logic.
+ * Shaped for fault injection: `plan()` decides how each attempt goes out (delay, duplicate, a contradicting
+ * receipt after it), so chaos options slot in without touching the send/retry logic.
  */
 import { signWebhook } from '../api/signature.js';
 import type { Db } from './db.js';
 import type { WebhookTiming } from './options.js';
-import { collectBatches } from './webhook-outbox.js';
+import { collectBatches, enqueueContradiction } from './webhook-outbox.js';
 import { sleep } from '../sleep.js';
 
 interface DeliveryRow {
@@ -37,6 +37,7 @@ export const RESPONSE_START_BYTES = 512;
 interface AttemptPlan {
   extraDelayMs: number;
   duplicate: boolean;
+  contradict: boolean;
 }
 
 interface AttemptTiming {
@@ -52,6 +53,8 @@ export class WebhookDispatcher {
   /** Deliveries being attempted, by `seq`. */
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly abort = new AbortController();
+  /** Contradicting receipts this dispatcher made (chaos): never contradicted in turn. */
+  private readonly contradictions = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -124,11 +127,15 @@ export class WebhookDispatcher {
 
   private plan(delivery: DeliveryRow): AttemptPlan {
     const chaos = this.timing.chaos;
-    if (!chaos) return { extraDelayMs: 0, duplicate: false };
+    if (!chaos) return { extraDelayMs: 0, duplicate: false, contradict: false };
     const random = chaos.random ?? Math.random;
     return {
       extraDelayMs: delivery.attempts === 0 && chaos.maxExtraDelayMs ? Math.floor(random() * chaos.maxExtraDelayMs) : 0,
       duplicate: chaos.duplicateProbability !== undefined && random() < chaos.duplicateProbability,
+      contradict:
+        chaos.contradictProbability !== undefined &&
+        !this.contradictions.has(delivery.id) &&
+        random() < chaos.contradictProbability,
     };
   }
 
@@ -139,6 +146,9 @@ export class WebhookDispatcher {
     const result = await this.attempt(delivery);
     if (this.abort.signal.aborted && !result.ok) return; // shutting down: leave it pending for the next start
     this.record(delivery, result);
+    if (result.ok) this.contradictions.delete(delivery.id);
+    if (result.ok && plan.contradict)
+      this.contradictions.add(enqueueContradiction(this.db, delivery.webhook_id, delivery.body, this.now()));
     if (result.ok && plan.duplicate && !this.abort.signal.aborted) await this.attempt(delivery);
   }
 

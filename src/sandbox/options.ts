@@ -22,6 +22,12 @@ export interface WebhookChaos {
   duplicateProbability?: number;
   /** Each first attempt is held back by a random delay up to this many ms, which also reorders deliveries. */
   maxExtraDelayMs?: number;
+  /**
+   * Probability (0..1) that a successful delivery is followed by a contradicting one, as a carrier's late receipt
+   * may be: each of its events again with another final state, a second later, under a webhook-id of its own.
+   * The messages keep their first state in the API: a receiver must keep the first final state it recorded.
+   */
+  contradictProbability?: number;
   /** Source of randomness, injectable for deterministic tests. */
   random?: () => number;
 }

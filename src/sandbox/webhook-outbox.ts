@@ -4,7 +4,16 @@
  * endpoint, or a `batch_items` row per batch-enabled endpoint, gathered into one message.status.batch
  * delivery per endpoint and tick (at most `batchMax` events each).
  */
-import { BATCH_EVENT_TYPE, type BatchStatusEvent, type MessageStatusEvent } from '../api/events.js';
+import { formatTimestamp } from '../api/common.js';
+import { FINAL_STATUSES } from '../api/constants.js';
+import {
+  BATCH_EVENT_TYPE,
+  type BatchStatusEvent,
+  eventKindOf,
+  eventsOf,
+  type MessageStatusEvent,
+  type WebhookBody,
+} from '../api/events.js';
 import type { Db } from './db.js';
 import { newId } from './ids.js';
 
@@ -34,13 +43,14 @@ export function enqueueStatusEvent(db: Db, accountId: string, event: MessageStat
 }
 
 /** A delivery row, linked to the messages whose events it carries (so a message can list its deliveries). */
-function insertDelivery(db: Db, webhookId: string, body: string, messageIds: string[], now: number): void {
+function insertDelivery(db: Db, webhookId: string, body: string, messageIds: string[], now: number): string {
   const id = newId('evt');
   db.prepare(
     "INSERT INTO deliveries (id, webhook_id, body, state, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
   ).run(id, webhookId, body, now, now, now);
   const link = db.prepare('INSERT OR IGNORE INTO delivery_messages (delivery_id, message_id) VALUES (?, ?)');
   for (const messageId of messageIds) link.run(id, messageId);
+  return id;
 }
 
 /** Turns waiting batch items into deliveries: per endpoint, chunks of up to `batchMax` events, oldest first. */
@@ -75,4 +85,27 @@ export function collectBatches(db: Db, batchMax: number, now: number): void {
     }
     db.prepare('DELETE FROM batch_items WHERE seq <= ?').run(items[items.length - 1]!.seq);
   })();
+}
+
+/**
+ * Webhook chaos: a delivery carrying `body`'s events again, each with the next final state and a second later
+ * (a carrier's late, contradicting receipt). The messages' own states do not change. Answers its delivery's id.
+ */
+export function enqueueContradiction(db: Db, webhookId: string, body: string, now: number): string {
+  const parsed = JSON.parse(body) as WebhookBody;
+  const events = eventsOf(parsed).map(contradicting);
+  const contradiction: WebhookBody = 'type' in parsed ? { ...parsed, events } : events[0]!;
+  return insertDelivery(
+    db,
+    webhookId,
+    JSON.stringify(contradiction),
+    events.map((e) => e.provider_message_id),
+    now,
+  );
+}
+
+function contradicting(event: MessageStatusEvent): MessageStatusEvent {
+  const status = FINAL_STATUSES[(FINAL_STATUSES.indexOf(event.status) + 1) % FINAL_STATUSES.length]!;
+  const timestamp = formatTimestamp(new Date(Date.parse(event.timestamp) + 1_000));
+  return { ...event, event: eventKindOf(status), status, timestamp };
 }

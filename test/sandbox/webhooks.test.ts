@@ -340,4 +340,33 @@ describe('webhooks: chaos', () => {
       await t.close();
     }
   });
+
+  it('contradictProbability 1 follows each receipt with a contradicting one, and the messages keep their first state', async () => {
+    const t = await startTestSandbox({ webhooks: { chaos: { contradictProbability: 1 } } });
+    const r = await startReceiver();
+    try {
+      const api = apiFor(t.sandbox.baseUrl, (await t.newAccount()).token);
+      await api('POST', '/webhooks', { url: r.url });
+      const sent = (await api('POST', '/sms/send', sms(ALL_FINAL))).body.data;
+      await eventually(
+        async () => r.received.length,
+        (n) => n === 2 * ALL_FINAL.length,
+      );
+      await settle();
+      expect(r.received).toHaveLength(2 * ALL_FINAL.length); // a contradiction is not contradicted in turn
+      for (const { provider_message_id: id } of sent.messages) {
+        const receipts = r.received
+          .map((d) => MessageStatusEvent.parse(d.json))
+          .filter((e) => e.provider_message_id === id);
+        const first = (await api('GET', `/messages/${id}`)).body.data.status;
+        expect(receipts[0]!.status).toBe(first);
+        expect(receipts[1]!.status).not.toBe(first);
+        expect(Date.parse(receipts[1]!.timestamp)).toBeGreaterThan(Date.parse(receipts[0]!.timestamp));
+      }
+      expect(new Set(r.received.map((d) => d.webhookId)).size).toBe(r.received.length);
+    } finally {
+      await r.close();
+      await t.close();
+    }
+  });
 });

@@ -3,7 +3,8 @@
  * cluster (PostgreSQL, two Temporal nodes behind a failover address), the sandbox as the provider with one
  * account, msgflow's workers and ingresses for that account, the message store, and a Temporal client.
  * With `proxies`, msgflow's processes reach Temporal, the provider and the store each through a TCP proxy
- * of their own, which a fault run cuts and holds; the test's own client and store reach them directly.
+ * of their own, which a fault run cuts and holds (each ingress reaches Temporal through one of its own too);
+ * the test's own client and store reach them directly.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -28,6 +29,8 @@ export interface ClusterRigOptions {
   replicas: Pick<ReplicaOptions, 'ratePerMinute' | 'env' | 'workers' | 'ingresses'>;
   /** Put msgflow's connections to Temporal, the provider and the store behind proxies a test can cut. */
   proxies?: boolean;
+  /** Temporal server settings added to msgflow's own. */
+  dynamicConfig?: Record<string, unknown>;
   log?: (line: string) => void;
 }
 
@@ -36,6 +39,8 @@ export interface DependencyProxies {
   toTemporal: TcpProxy;
   toProvider: TcpProxy;
   toStore: TcpProxy;
+  /** Each ingress's own way to Temporal (behind `toTemporal`), in ingress order: one ingress cut off alone. */
+  ingressToTemporal: TcpProxy[];
 }
 
 export interface ClusterRig {
@@ -62,7 +67,7 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
   };
   try {
     // On a fresh machine this builds the Temporal server first (minutes; .ci/run does it beforehand).
-    const infra = await startClusterInfrastructure({ log: options.log });
+    const infra = await startClusterInfrastructure({ log: options.log, dynamicConfig: options.dynamicConfig });
     cleanups.push(() => infra.stop());
     const provider = await startTestSandbox(options.sandbox);
     cleanups.push(() => provider.close());
@@ -74,13 +79,22 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
     let apiBaseUrl = provider.sandbox.baseUrl;
     if (options.proxies) {
       const sandboxUrl = new URL(provider.sandbox.baseUrl);
+      const toTemporal = await startTcpProxy(infra.address);
+      const ingresses = options.replicas.ingresses ?? 2;
       proxies = {
-        toTemporal: await startTcpProxy(infra.address),
+        toTemporal,
         toProvider: await startTcpProxy(sandboxUrl.host),
         toStore: await startTcpProxy(`127.0.0.1:${infra.postgres.port}`),
+        ingressToTemporal: await Promise.all(
+          Array.from({ length: ingresses }, () => startTcpProxy(toTemporal.address)),
+        ),
       };
       const opened = proxies;
-      cleanups.push(() => Promise.all(Object.values(opened).map((p) => p.close())));
+      cleanups.push(() =>
+        Promise.all(
+          [opened.toTemporal, opened.toProvider, opened.toStore, ...opened.ingressToTemporal].map((p) => p.close()),
+        ),
+      );
       env.TEMPORAL_ADDRESS = proxies.toTemporal.address;
       apiBaseUrl = `http://${proxies.toProvider.address}${sandboxUrl.pathname}`;
     }
@@ -93,7 +107,7 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
       storeDatabase: 'msgflow',
       ...options.replicas,
       env,
-      ...(proxies ? { storeUrlVia: viaProxy(proxies.toStore) } : {}),
+      ...(proxies ? { storeUrlVia: viaProxy(proxies.toStore), envOf: ingressesVia(proxies.ingressToTemporal) } : {}),
     });
     cleanups.push(() => replicas.close());
     const store = await openMessageStore({ url: replicas.storeUrl });
@@ -115,5 +129,13 @@ function viaProxy(proxy: TcpProxy): (url: string) => string {
     const proxied = new URL(url);
     proxied.host = proxy.address;
     return proxied.toString();
+  };
+}
+
+/** Each ingress's Temporal address: its own proxy's. */
+function ingressesVia(proxies: TcpProxy[]): (name: string) => Record<string, string> {
+  return (name): Record<string, string> => {
+    const proxy = proxies[Number(/^ingress-(\d+)$/.exec(name)?.[1] ?? 0) - 1];
+    return proxy ? { TEMPORAL_ADDRESS: proxy.address } : {};
   };
 }

@@ -6,7 +6,7 @@
  * cluster_membership table (no seed list: distinct ports per node, all on 127.0.0.1).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,6 +64,8 @@ export interface TemporalClusterOptions {
   nodes?: number;
   /** The address clients reach the cluster through (recorded as the cluster's frontend in its metadata). */
   publicAddress: string;
+  /** Server settings added to msgflow's (deploy/temporal-dynamic-config.yaml), each for the whole cluster. */
+  dynamicConfig?: Record<string, unknown>;
   log?: (line: string) => void;
 }
 
@@ -169,7 +171,7 @@ async function pickPorts(): Promise<NodePorts> {
 const DYNAMIC_CONFIG_FILE = fileURLToPath(new URL('../../../deploy/temporal-dynamic-config.yaml', import.meta.url));
 
 /** One node's static config: the same shape for every node, only the ports differ. */
-function nodeConfig(ports: NodePorts, postgres: TestPostgres, publicAddress: string): unknown {
+function nodeConfig(ports: NodePorts, postgres: TestPostgres, publicAddress: string, dynamicConfig: string): unknown {
   const datastore = (databaseName: string) => ({
     sql: {
       pluginName: 'postgres12',
@@ -217,7 +219,7 @@ function nodeConfig(ports: NodePorts, postgres: TestPostgres, publicAddress: str
     },
     dcRedirectionPolicy: { policy: 'noop' },
     // The settings msgflow asks of every Temporal installation (task-queue priority, one partition per queue).
-    dynamicConfigClient: { filepath: DYNAMIC_CONFIG_FILE, pollInterval: '10s' },
+    dynamicConfigClient: { filepath: dynamicConfig, pollInterval: '10s' },
   };
 }
 
@@ -228,8 +230,9 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     await Promise.all(nodes.map((node) => node.stop()));
   };
   try {
+    const dynamicConfig = await writeDynamicConfig(options);
     for (let i = 1; i <= (options.nodes ?? 2); i++) {
-      const node = await defineNode(`temporal-${i}`, options);
+      const node = await defineNode(`temporal-${i}`, options, dynamicConfig);
       nodes.push(node);
       await node.start();
     }
@@ -240,13 +243,22 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   return { nodes, stop };
 }
 
-async function defineNode(name: string, options: TemporalClusterOptions): Promise<TemporalNode> {
+/** msgflow's settings file, or a copy of it with the options' settings added; answers its path. */
+async function writeDynamicConfig({ dir, dynamicConfig }: TemporalClusterOptions): Promise<string> {
+  if (!dynamicConfig) return DYNAMIC_CONFIG_FILE;
+  const path = join(dir, 'dynamic-config.yaml');
+  const added = Object.fromEntries(Object.entries(dynamicConfig).map(([key, value]) => [key, [{ value }]]));
+  await writeFile(path, `${await readFile(DYNAMIC_CONFIG_FILE, 'utf8')}\n${stringify(added)}`);
+  return path;
+}
+
+async function defineNode(name: string, options: TemporalClusterOptions, dynamicConfig: string): Promise<TemporalNode> {
   const ports = await pickPorts();
   const root = join(options.dir, name);
   await mkdir(join(root, 'config'), { recursive: true });
   await writeFile(
     join(root, 'config', 'node.yaml'),
-    stringify(nodeConfig(ports, options.postgres, options.publicAddress)),
+    stringify(nodeConfig(ports, options.postgres, options.publicAddress, dynamicConfig)),
   );
   const frontend = `${HOST}:${ports.frontend}`;
   const tail = new OutputTail(60);

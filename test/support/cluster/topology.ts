@@ -54,6 +54,8 @@ export interface InfrastructureOptions {
   log?: (line: string) => void;
   /** Every line the Temporal nodes print. */
   serverLog?: (line: string) => void;
+  /** Server settings added to msgflow's own (a fault run lowers a limit). */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 export async function startClusterInfrastructure(options: InfrastructureOptions = {}): Promise<ClusterInfrastructure> {
@@ -80,6 +82,7 @@ export async function startClusterInfrastructure(options: InfrastructureOptions 
       dir,
       publicAddress: address,
       ...(options.serverLog ? { log: options.serverLog } : {}),
+      ...(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {}),
     });
     cleanups.push(() => temporal.stop());
     const frontendProxy = await startTcpProxy(
@@ -207,6 +210,8 @@ export interface ReplicaOptions {
   env?: Record<string, string>;
   /** The store's URL as msgflow's processes are given it (e.g. through a proxy); `storeUrl` stays direct. */
   storeUrlVia?: (url: string) => string;
+  /** Added to one process's environment, by its name (`ingress-1`, `worker-2`), after `env`. */
+  envOf?: (name: string) => Record<string, string>;
 }
 
 export interface MsgflowReplicas {
@@ -319,6 +324,7 @@ export async function startMsgflowReplicas(
         }),
         // The campaign bench's audience files.
         MSGFLOW_AUDIENCE_DIRS: tmpdir(),
+        ...options.envOf?.(name),
         ...extraEnv,
       },
       /worker running/,
@@ -328,12 +334,13 @@ export async function startMsgflowReplicas(
   };
   try {
     const secret = await options.registerWebhook(webhookUrl);
+    const own = (name: string) => options.envOf?.(name) ?? {};
     ingressPorts.forEach((port, i) =>
       ingresses.push(
         replica(
           `ingress-${i + 1}`,
           ['ingress'],
-          { ...shared, ...ingressEnv({ host: '127.0.0.1', port, webhookSecret: secret }) },
+          { ...shared, ...ingressEnv({ host: '127.0.0.1', port, webhookSecret: secret }), ...own(`ingress-${i + 1}`) },
           /^ingress: http/m,
         ),
       ),

@@ -16,7 +16,14 @@ import type { MessageStore } from '../../../../src/store/index.js';
 import { type MsgflowWorkflowType, WORKFLOW_VERSIONING } from '../../../../src/definitions/versioning.js';
 import { buildsOfTasks } from '../../../support/history.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
+import type { RefusedWorkflow } from './refused-workflow.js';
 import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
+
+/**
+ * A quiet send's bound, from the provider's final state to its workflow's close: a webhook, a store write and a
+ * signal take well under a second; the rest is room for a loaded machine.
+ */
+export const QUIET_LATENCY_MS = 10_000;
 
 /** The rules, by the name a violation carries. */
 export const RULES = {
@@ -30,6 +37,8 @@ export const RULES = {
   'pinned-on-build': 'a pinned run (single send, OTP session) ends on the build it started on, across deploys',
   'otp-once': 'an OTP session verifies at most once, never with a wrong code, never after it locked',
   liveness: 'every outcome is told within the stated time after the last fault',
+  'quiet-latency': `a single send outside any fault closes within ${QUIET_LATENCY_MS / 1000} s of its final state`,
+  'refused-waits-alone': 'a workflow whose signals Temporal refuses waits in a slow lane of its own, shown as refused',
 } as const;
 export type Rule = keyof typeof RULES;
 
@@ -49,6 +58,8 @@ export interface CheckSources {
   store: MessageStore;
   /** When the run started (ms since epoch): fault and workload times count from it. */
   startedAt: number;
+  /** A workflow whose signals Temporal refuses, registered as a waiter in the store (refused-workflow.ts). */
+  refusedWorkflow?: RefusedWorkflow;
 }
 
 export interface CheckReport {
@@ -61,6 +72,13 @@ export interface CheckReport {
 
 /** The stated bound: a worker restart (seconds), the provider's webhook retries and a campaign's last chunks. */
 export const LIVENESS_MS = 180_000;
+/** A send is outside any fault when none was active from this long before its start to this long after its close. */
+const QUIET_MARGIN_MS = 5_000;
+/**
+ * A refused workflow's tries before its slow lane take 4 s (250 ms doubling); the rest is its outcome's way
+ * (2 s at the provider, a webhook) and the store's polling. Beyond this its refusals were taken for outages.
+ */
+const REFUSED_ASIDE_MS = 30_000;
 
 export async function checkRun(
   sources: CheckSources,
@@ -163,6 +181,10 @@ export async function checkRun(
 
   // workflow-as-provider: single sends
   const statusOf = new Map(sms.map((m) => [m.id, m.status]));
+  const finalAt = new Map(
+    sms.filter((m) => isFinalStatus(m.status)).map((m) => [m.id, new Date(m.updated_at).getTime() - sources.startedAt]),
+  );
+  const quietLatencies: number[] = [];
   const named = new Set<string>();
   let sendsChecked = 0;
   for (const send of workload.sends.filter((s) => s.workflowId)) {
@@ -172,6 +194,11 @@ export async function checkRun(
       continue;
     }
     sendsChecked++;
+    const finalMs = finalAt.get(result.value.messages[0]?.provider_message_id ?? '');
+    const latency = quietLatency(send.startedMs, result.closedMs - sources.startedAt, finalMs, faults);
+    if (latency !== undefined) quietLatencies.push(latency);
+    if (latency !== undefined && latency > QUIET_LATENCY_MS)
+      violate('quiet-latency', send.workflowId!, `closed ${latency} ms after its final state`, send.startedMs);
     for (const m of result.value.messages) {
       named.add(m.provider_message_id);
       const truth = statusOf.get(m.provider_message_id);
@@ -247,6 +274,21 @@ export async function checkRun(
       );
   }
 
+  // refused-waits-alone: the relay set the refused workflow aside (a backoff of its own, then its slow lane).
+  const refused = sources.refusedWorkflow;
+  refused?.stopWatching();
+  const slowLaneAt = refused?.slowLaneAt();
+  const refusedAsideMs = refused && slowLaneAt !== undefined ? slowLaneAt - refused.registeredAt : undefined;
+  if (refused && (refusedAsideMs === undefined || refusedAsideMs > REFUSED_ASIDE_MS))
+    violate(
+      'refused-waits-alone',
+      `the refused workflow (message ${refused.providerMessageId})`,
+      refusedAsideMs === undefined
+        ? 'never in its slow lane'
+        : `in its slow lane only ${Math.round(refusedAsideMs / 1000)} s after it was registered`,
+      refused.registeredAt - sources.startedAt,
+    );
+
   // no-nondeterminism, in every history of the namespace
   const histories = await nondeterminism(sources.client);
   for (const { workflowId, startedMs, message } of histories.failures)
@@ -271,6 +313,9 @@ export async function checkRun(
       otpSessions: workload.otps.length,
       otpVerified,
       histories: histories.checked,
+      quietSends: quietLatencies.length,
+      refusedAsideS: refusedAsideMs === undefined ? -1 : Math.round(refusedAsideMs / 1000),
+      quietLatencyMaxMs: Math.max(0, ...quietLatencies),
       workflowTaskFailures: histories.taskFailures,
       builds: histories.builds.size,
     },
@@ -309,8 +354,12 @@ async function untilTold(sources: CheckSources, workflowIds: string[], lastHealA
       for (const id of finals) if (!told.has(id)) pending.push(`message ${id}: no outcome in the store`);
       // The outbox emptied: every outcome recorded for a waiting workflow was told (a relay that never sweeps
       // after a crash leaves some, even when the workflows ended by asking the provider).
+      // The refused workflow's outcome stays untold (its signals are refused; the relay never drops it).
+      const refused = sources.refusedWorkflow;
+      const refusedUntold = refused && finals.includes(refused.providerMessageId) ? 1 : 0;
       const { untold } = await sources.store.outbox.backlog();
-      if (untold > 0) pending.push(`${untold} outcome(s) in the store's outbox not told to their workflows`);
+      if (untold > refusedUntold)
+        pending.push(`${untold - refusedUntold} outcome(s) in the store's outbox not told to their workflows`);
     } catch (error) {
       pending.push(`reading the run failed: ${(error as Error).message}`);
     }
@@ -322,12 +371,12 @@ async function untilTold(sources: CheckSources, workflowIds: string[], lastHealA
 async function closedResult<T>(
   client: Client,
   workflowId: string,
-): Promise<{ ok: true; value: T } | { ok: false; why: string }> {
+): Promise<{ ok: true; value: T; closedMs: number } | { ok: false; why: string }> {
   const handle = client.workflow.getHandle(workflowId);
-  const { status } = await handle.describe();
-  if (status.name === 'RUNNING') return { ok: false, why: 'still running' };
+  const { status, closeTime } = await handle.describe();
+  if (status.name === 'RUNNING' || !closeTime) return { ok: false, why: 'still running' };
   try {
-    return { ok: true, value: (await handle.result()) as T };
+    return { ok: true, value: (await handle.result()) as T, closedMs: closeTime.getTime() };
   } catch (error) {
     return { ok: false, why: `closed ${status.name}: ${(error as Error).message}` };
   }
@@ -391,6 +440,18 @@ function verifiedAfterLock(verifications: OtpLogin['verifications'], maxAttempts
     if (!right && (status === 'invalid' || status === 'locked')) wrongCounted++;
   }
   return false;
+}
+
+/** A single send's time from its final state to its close, when no fault came near it; else undefined. */
+function quietLatency(
+  startedMs: number,
+  closedMs: number,
+  finalMs: number | undefined,
+  faults: readonly FaultRecord[],
+): number | undefined {
+  if (finalMs === undefined) return undefined;
+  const near = faults.some((f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= f.healedMs + QUIET_MARGIN_MS);
+  return near ? undefined : closedMs - finalMs;
 }
 
 function sorted(counts: Record<string, number>): Array<[string, number]> {

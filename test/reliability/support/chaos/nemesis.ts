@@ -8,6 +8,8 @@ import { type Rollout, startRollout } from '../../../support/cluster/deploy.js';
 import type { ClusterRig } from '../../../support/cluster/rig.js';
 import type { RestartableProcess } from '../../../support/cluster/temporal-cluster.js';
 import type { TcpProxy } from '../../../support/tcp-proxy.js';
+import { METRICS } from '../../../../src/definitions/metric-names.js';
+import { scrapeCounter } from '../../../support/metrics-text.js';
 import { type Fault, describeFault } from './schedule.js';
 
 /** A fault as it happened: applied at `atMs`, healed at `healedMs` (since the run's start). */
@@ -29,11 +31,18 @@ export interface NemesisTargets {
   log?: (line: string) => void;
 }
 
-/** While duplicating, half of the successful deliveries go out twice; while reordering, each waits up to 3 s. */
+/**
+ * While duplicating, half of the successful deliveries go out twice; while contradicting, half are followed by a
+ * late receipt with another final state; while reordering, each waits up to 3 s.
+ */
 const DUPLICATE_PROBABILITY = 0.5;
+const CONTRADICT_PROBABILITY = 0.5;
 const REORDER_DELAY_MS = 3_000;
 /** A slowed connection holds each chunk this long, each way. */
 const SLOW_NETWORK_MS = 500;
+/** An ingress cut off from Temporal is killed once it answered this many deliveries, or after UNTOLD_FOR_MS. */
+const UNTOLD_DELIVERIES = 3;
+const UNTOLD_FOR_MS = 10_000;
 
 /** Runs every fault of `schedule` from `startedAt`; resolves when the last is healed, with the log. */
 export async function runNemesis(
@@ -85,6 +94,20 @@ function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fa
     case 'kill-temporal': {
       const target = processOf(rig, fault.target);
       return { apply: () => target.kill(), heal: () => startAsASupervisorWould(target) };
+    }
+    case 'kill-ingress-untold': {
+      const target = processOf(rig, fault.target);
+      const link = ingressLinkOf(rig, fault.target);
+      return {
+        apply: async () => {
+          await link.cut();
+          // Killed once it recorded outcomes it cannot tell (or gives up waiting for them, webhooks being faulted).
+          await untilAccepted(rig, fault.target, UNTOLD_DELIVERIES, Math.max(UNTOLD_FOR_MS, fault.durationMs / 2));
+          await target.kill();
+          await link.restore();
+        },
+        heal: () => startAsASupervisorWould(target),
+      };
     }
     case 'pause-worker':
     case 'pause-ingress':
@@ -142,6 +165,15 @@ function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fa
         apply: async () => void (webhookChaos.maxExtraDelayMs = REORDER_DELAY_MS),
         heal: async () => void (webhookChaos.maxExtraDelayMs = 0),
       };
+    case 'webhooks-contradicted':
+      return {
+        apply: async () => void (webhookChaos.contradictProbability = CONTRADICT_PROBABILITY),
+        heal: async () => void (webhookChaos.contradictProbability = 0),
+      };
+    case 'webhooks-to-dead-ingress': {
+      const { balancer } = rig.replicas;
+      return { apply: () => balancer.cut(), heal: () => balancer.restore() };
+    }
     case 'deploy':
       return deployActions(rig, fault, log);
   }
@@ -201,6 +233,23 @@ function proxyOf(rig: ClusterRig, target: string): TcpProxy {
   const proxy = proxies[target];
   if (!proxy) throw new Error(`no proxy ${target}`);
   return proxy;
+}
+
+/** Waits until the ingress answered `count` more deliveries (recorded them), for `timeoutMs` at most. */
+async function untilAccepted(rig: ClusterRig, name: string, count: number, timeoutMs: number): Promise<void> {
+  const url = `${rig.replicas.ingressUrls[rig.replicas.ingresses.findIndex((p) => p.name === name)]}/metrics`;
+  const accepted = () => scrapeCounter(url, METRICS.ingressDeliveries, { status: '200' });
+  const deadline = Date.now() + timeoutMs;
+  const before = await accepted();
+  while (Date.now() < deadline && (await accepted()) < before + count) await sleep(200);
+}
+
+/** The ingress's own link to Temporal. */
+function ingressLinkOf(rig: ClusterRig, name: string): TcpProxy {
+  const index = rig.replicas.ingresses.findIndex((p) => p.name === name);
+  const link = rig.proxies?.ingressToTemporal[index];
+  if (!link) throw new Error(`no link to Temporal for ${name}`);
+  return link;
 }
 
 /** Faults active within `marginMs` of `atMs` (since the run's start), for naming those around a violation. */

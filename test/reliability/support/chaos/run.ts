@@ -13,6 +13,7 @@ import { startClusterRig } from '../../../support/cluster/rig.js';
 import { type CheckReport, checkRun, RULES } from './checker.js';
 import { type FaultRecord, runNemesis } from './nemesis.js';
 import { describeFault, type Fault, faultsByKind, generateSchedule } from './schedule.js';
+import { SIGNAL_LIMIT, startRefusedWorkflow } from './refused-workflow.js';
 import { runWorkload, type WorkloadLog } from './workload.js';
 
 export interface ChaosRunOptions {
@@ -52,7 +53,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
   );
   for (const fault of schedule) log(`  ${describeFault(fault)}`);
 
-  const webhookChaos: WebhookChaos = { duplicateProbability: 0, maxExtraDelayMs: 0 };
+  const webhookChaos: WebhookChaos = { duplicateProbability: 0, maxExtraDelayMs: 0, contradictProbability: 0 };
   const otp = generateOtpKeys();
   // The fraud guard records every OTP send but blocks none: the workload's numbers share prefixes on purpose.
   const dir = await mkdtemp(join(tmpdir(), 'msgflow-chaos-'));
@@ -62,6 +63,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
   const rig = await startClusterRig({
     log: (line) => log(`[cluster] ${line}`),
     proxies: true,
+    dynamicConfig: { 'history.maximumSignalsPerExecution': SIGNAL_LIMIT },
     sandbox: {
       log: (line) => sandboxLog.push(line),
       // A send takes 300 ms to process, as a real provider's may: a fault often strikes one in flight.
@@ -77,6 +79,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
   try {
     const store = rig.store;
     const msgflow = new Msgflow(rig.client, rig.taskQueue, { otpKeys: otp.keys, store });
+    const refusedWorkflow = await startRefusedWorkflow(rig.client, rig.messaging, store);
     const startedAt = Date.now();
     const [faults, workload] = await Promise.all([
       runNemesis(
@@ -96,6 +99,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
         seed: options.seed,
         startedAt,
         untilMs: runMs - quietMs,
+        sendsUntilMs: runMs - quietMs / 2,
         campaignRecipients: options.campaignRecipients ?? 300,
         log,
       }),
@@ -110,6 +114,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
         messaging: rig.messaging,
         store,
         startedAt,
+        refusedWorkflow,
       },
       workload,
       faults,

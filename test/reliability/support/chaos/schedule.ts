@@ -12,6 +12,11 @@ export const FAULT_KINDS = {
   'kill-worker': ['worker-1', 'worker-2'],
   'kill-ingress': ['ingress-1', 'ingress-2'],
   'kill-temporal': ['temporal-1', 'temporal-2'],
+  /**
+   * An ingress cut off from Temporal (its own link) while it records webhooks, then SIGKILLed with the outcomes
+   * it could not tell, started again after the duration: the other relays must find and tell them.
+   */
+  'kill-ingress-untold': ['ingress-1', 'ingress-2'],
   /** SIGSTOP, SIGCONT after the duration: a process that hangs without dying. */
   'pause-worker': ['worker-1', 'worker-2'],
   'pause-ingress': ['ingress-1', 'ingress-2'],
@@ -26,10 +31,16 @@ export const FAULT_KINDS = {
   /** The provider refuses the account's calls: 429 (rate limit of one a minute) or 500. */
   'provider-429': ['provider'],
   'provider-5xx': ['provider'],
-  /** The provider's webhooks: held (deliveries paused), duplicated, or delayed at random (reordered). */
+  /**
+   * The provider's webhooks: held (deliveries paused), duplicated, delayed at random (reordered), or followed by
+   * a late receipt with another final state (contradicted; the provider keeps the first).
+   */
   'webhooks-held': ['webhooks'],
   'webhooks-duplicated': ['webhooks'],
   'webhooks-reordered': ['webhooks'],
+  'webhooks-contradicted': ['webhooks'],
+  /** …or sent to a dead ingress: the address they go to (the ingresses' load balancer) refuses every connection. */
+  'webhooks-to-dead-ingress': ['balancer'],
   /**
    * A new build deployed and promoted: its workers start beside the old ones and are ramped to for the
    * duration (counted once they run), then made current; it heals once the old build is safe to stop and stopped (often well after the
@@ -69,6 +80,7 @@ const DURATIONS: Record<FaultKind, [number, number]> = {
   'kill-worker': [1_000, 8_000],
   'kill-ingress': [1_000, 8_000],
   'kill-temporal': [2_000, 8_000],
+  'kill-ingress-untold': [4_000, 12_000],
   'pause-worker': [1_000, 8_000],
   'pause-ingress': [1_000, 8_000],
   'pause-temporal': [1_000, 6_000],
@@ -81,6 +93,8 @@ const DURATIONS: Record<FaultKind, [number, number]> = {
   'webhooks-held': [3_000, 20_000],
   'webhooks-duplicated': [5_000, 20_000],
   'webhooks-reordered': [5_000, 20_000],
+  'webhooks-contradicted': [5_000, 20_000],
+  'webhooks-to-dead-ingress': [2_000, 20_000],
   deploy: [2_000, 5_000],
 };
 

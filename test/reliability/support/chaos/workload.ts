@@ -69,6 +69,8 @@ export interface WorkloadOptions {
   startedAt: number;
   /** The workload stops starting new work this long after the start. */
   untilMs: number;
+  /** …but single sends go on until this long after the start (into the quiet period: sends no fault meets). */
+  sendsUntilMs?: number;
   campaignRecipients: number;
   /** Between single sends and between OTP logins. */
   sendEveryMs?: number;
@@ -192,7 +194,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
   let sendCount = 0;
   let otpCount = 0;
   const sends = (async () => {
-    while (since() < options.untilMs) {
+    while (since() < (options.sendsUntilMs ?? options.untilMs)) {
       const n = sendCount++;
       const expected = NON_MAGIC_OUTCOMES[Math.floor(random() * NON_MAGIC_OUTCOMES.length)]!;
       // One in three goes to the outcome's magic number; the others to a number of their own told the outcome.
