@@ -450,7 +450,9 @@ function quietLatency(
   faults: readonly FaultRecord[],
 ): number | undefined {
   if (finalMs === undefined) return undefined;
-  const near = faults.some((f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= f.healedMs + QUIET_MARGIN_MS);
+  const near = faults.some(
+    (f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= (f.quietFromMs ?? f.healedMs) + QUIET_MARGIN_MS,
+  );
   return near ? undefined : closedMs - finalMs;
 }
 

@@ -19,6 +19,11 @@ export interface FaultRecord {
   healedMs: number;
   /** Why applying or healing it failed, if it did (the run goes on; the checker sees what it left). */
   error?: string;
+  /**
+   * From when, before its heal, it touches no new work: a deploy's promotion (its old build then only drains
+   * its pinned runs, new runs start on the new build). Quiet-latency counts sends started after it as quiet.
+   */
+  quietFromMs?: number;
 }
 
 export interface NemesisTargets {
@@ -58,7 +63,7 @@ export async function runNemesis(
       await sleep(Math.max(0, fault.atMs - since()));
       const record: FaultRecord = { fault, atMs: since(), healedMs: 0 };
       records.push(record);
-      const { apply, heal } = actionsOf(targets, fault);
+      const { apply, heal } = actionsOf(targets, fault, () => (record.quietFromMs = since()));
       try {
         await apply();
         log(`+${(record.atMs / 1000).toFixed(1)}s fault ${describeFault(fault)}`);
@@ -85,7 +90,11 @@ interface Actions {
   heal(): Promise<void>;
 }
 
-function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fault: Fault): Actions {
+function actionsOf(
+  { rig, webhookChaos, ratePerMinute, log }: NemesisTargets,
+  fault: Fault,
+  quietFromNow: () => void,
+): Actions {
   const { admin } = rig.provider;
   const accountId = rig.account.accountId;
   switch (fault.kind) {
@@ -175,7 +184,7 @@ function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fa
       return { apply: () => balancer.cut(), heal: () => balancer.restore() };
     }
     case 'deploy':
-      return deployActions(rig, fault, log);
+      return deployActions(rig, fault, quietFromNow, log);
   }
 }
 
@@ -183,7 +192,7 @@ function actionsOf({ rig, webhookChaos, ratePerMinute, log }: NemesisTargets, fa
  * Applied: the new build started and ramped to. Healed: after the fault's duration of ramping (counted from the
  * ramp, since its workers take a while to start), made current, and the old build retired once it is safe.
  */
-function deployActions(rig: ClusterRig, fault: Fault, log?: (line: string) => void): Actions {
+function deployActions(rig: ClusterRig, fault: Fault, promoted: () => void, log?: (line: string) => void): Actions {
   let rollout: Rollout | undefined;
   let rampedAt = 0;
   return {
@@ -195,6 +204,7 @@ function deployActions(rig: ClusterRig, fault: Fault, log?: (line: string) => vo
       if (!rollout) throw new Error('the rollout never started');
       await sleep(Math.max(0, rampedAt + fault.durationMs - Date.now()));
       await rollout.promote();
+      promoted();
       await rollout.retireOld();
     },
   };
