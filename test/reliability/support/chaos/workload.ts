@@ -322,7 +322,8 @@ async function withinDeadline<T>(call: Promise<T>, deadline: number): Promise<T>
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => reject(new Error('no answer within the call patience')),
-      Math.max(0, deadline - Date.now()),
+      // Just past it: the caller gives up once the deadline has passed.
+      Math.max(0, deadline - Date.now()) + 1,
     );
   });
   try {
