@@ -49,6 +49,37 @@ describe('the fault run schedule', () => {
     expect(() => generateSchedule(5, { ...TEN_MINUTES, kinds: [] })).toThrow(/at least one/);
   });
 
+  it('deploys exactly once in every run of a minute or more, in the first half of its fault period', () => {
+    for (const seed of [1, 2, 3, 4, 5, 42, 2811]) {
+      for (const runMs of [60_000, 90_000, 150_000]) {
+        const quietMs = 30_000;
+        const deploys = generateSchedule(seed, { runMs, quietMs }).filter((f) => f.kind === 'deploy');
+        expect(deploys, `seed ${seed}, ${runMs} ms`).toHaveLength(1);
+        const period = runMs - quietMs - 3_000;
+        expect(deploys[0]!.atMs).toBeGreaterThanOrEqual(3_000 + 0.2 * period - 1);
+        expect(deploys[0]!.atMs).toBeLessThanOrEqual(3_000 + 0.4 * period + 1);
+        expect(deploys[0]!.target).toBe('deployment');
+      }
+    }
+    // The kinds given without it: none.
+    expect(generateSchedule(1, { runMs: 90_000, quietMs: 30_000, kinds: ['kill-worker'] })).not.toContainEqual(
+      expect.objectContaining({ kind: 'deploy' }),
+    );
+  });
+
+  it('keeps the deploys of a long run minutes apart, one at a time', () => {
+    const thirtyMinutes = { runMs: 1_800_000, quietMs: 60_000 };
+    let total = 0;
+    for (const seed of [1, 2, 3, 2811]) {
+      const deploys = generateSchedule(seed, thirtyMinutes).filter((f) => f.kind === 'deploy');
+      total += deploys.length;
+      for (let i = 1; i < deploys.length; i++)
+        expect(deploys[i]!.atMs - deploys[i - 1]!.atMs, `seed ${seed}`).toBeGreaterThanOrEqual(180_000);
+    }
+    // The random draw adds some beside each run's planned one.
+    expect(total).toBeGreaterThan(4);
+  });
+
   it('describes a fault with its time, kind, target and duration', () => {
     expect(describeFault({ atMs: 12_345, kind: 'kill-worker', target: 'worker-1', durationMs: 4_000 })).toBe(
       '+12.3s kill-worker worker-1 for 4.0s',

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { MessagingClient } from '../../../src/client/index.js';
+import { DEFAULT_DEPLOYMENT_NAME } from '../../../src/definitions/versioning.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
 import { type MessageStore, openMessageStore } from '../../../src/store/index.js';
 import { msgflowDataConverter } from '../../../src/temporal/data-converter.js';
@@ -54,6 +55,8 @@ export interface ClusterRig {
   store: MessageStore;
   client: Client;
   taskQueue: string;
+  /** The Worker Deployment the workers join (versioned, as msgflow's workers are by default). */
+  deploymentName: string;
   close(): Promise<void>;
 }
 
@@ -112,7 +115,8 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
     const connection = await Connection.connect({ address: infra.address });
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace: infra.namespace, dataConverter: msgflowDataConverter() });
-    return { infra, provider, account, messaging, replicas, proxies, store, client, taskQueue, close };
+    const deploymentName = env.MSGFLOW_DEPLOYMENT_NAME ?? DEFAULT_DEPLOYMENT_NAME;
+    return { infra, provider, account, messaging, replicas, proxies, store, client, taskQueue, deploymentName, close };
   } catch (error) {
     await close();
     throw error;

@@ -152,18 +152,22 @@ async function untilNodeKnowsNamespace(frontend: string, namespace: string, time
 }
 
 /** One msgflow process (a worker or an ingress); ready means it said so in its output. */
-export type Replica = RestartableProcess;
+export interface Replica extends RestartableProcess {
+  /** Stops it for good, as an operator removes a unit: a later start() (a supervisor's restart) does nothing. */
+  retire(): Promise<void>;
+}
 
 function replica(name: string, args: string[], env: Record<string, string>, ready: RegExp): Replica {
   let service: ServiceProcess | undefined;
   let alive = false;
-  return {
+  let retired = false;
+  const self: Replica = {
     name,
     pid: () => (alive ? service?.pid : undefined),
     running: () => alive,
     output: () => service?.output() ?? '',
     async start() {
-      if (alive) return;
+      if (alive || retired) return;
       // Started in a scratch directory: a local `msgflow dev`'s .data/dev.env must not leak in.
       service = await startService(name, MSGFLOW_CLI, args, { cwd: tmpdir(), env, ready, readyTimeoutMs: 300_000 });
       alive = true;
@@ -179,7 +183,14 @@ function replica(name: string, args: string[], env: Record<string, string>, read
       await service.stop();
       alive = false;
     },
+    async retire() {
+      retired = true;
+      // A paused (SIGSTOPped) process would not hear SIGTERM until its grace ran out.
+      if (alive && service) process.kill(service.pid, 'SIGCONT');
+      await self.stop();
+    },
   };
+  return self;
 }
 
 export interface ReplicaOptions {
@@ -208,6 +219,12 @@ export interface MsgflowReplicas {
   ingresses: Replica[];
   /** Each worker's Prometheus endpoint, in worker order. */
   workerMetricsUrls: string[];
+  /**
+   * A deploy's first step: as many workers of build `buildId` (this checkout's code under that build id) as
+   * run now, started beside them in the same Worker Deployment. They wait for promotion (ramp or make current
+   * is the caller's); `takeOver()` then makes them `workers` (named `worker-1`, …) and answers the old ones.
+   */
+  startBuild(buildId: string): Promise<BuildWorkers>;
   /** Each ingress's base URL (its /metrics, /readyz), in ingress order. */
   ingressUrls: string[];
   /** The load balancer's webhook URL, the one the provider delivers to. */
@@ -254,6 +271,14 @@ export function ingressEnv(settings: { host: string; port: number; webhookSecret
   };
 }
 
+/** A new build's workers, started beside the running ones (see `MsgflowReplicas.startBuild`). */
+export interface BuildWorkers {
+  buildId: string;
+  workers: Replica[];
+  /** Makes them the rig's workers (`workers`, `workerMetricsUrls`) and answers the ones they replace. */
+  takeOver(): Replica[];
+}
+
 export async function startMsgflowReplicas(
   infra: ClusterInfrastructure,
   options: ReplicaOptions,
@@ -279,9 +304,33 @@ export async function startMsgflowReplicas(
   const webhookUrl = `http://${balancer.address}${WEBHOOK_PATH}`;
   const workers: Replica[] = [];
   const ingresses: Replica[] = [];
+  /** Every worker ever started, the replaced builds' too: close() stops them all. */
+  const everyWorker: Replica[] = [];
   const close = async () => {
-    await Promise.all([...workers, ...ingresses].map((r) => r.stop()));
+    await Promise.all([...everyWorker, ...ingresses].map((r) => r.stop()));
     await balancer.close();
+  };
+  const newWorker = (name: string, metricsPort: number, extraEnv: Record<string, string> = {}) => {
+    const worker = replica(
+      name,
+      ['worker'],
+      {
+        ...shared,
+        ...workerEnv({
+          apiBaseUrl: options.apiBaseUrl,
+          apiToken: options.apiToken,
+          ratePerMinute: options.ratePerMinute ?? 60_000,
+          metricsAddress: `127.0.0.1:${metricsPort}`,
+        }),
+        // The campaign bench's audience files.
+        MSGFLOW_AUDIENCE_DIRS: tmpdir(),
+        ...options.envOf?.(name),
+        ...extraEnv,
+      },
+      /worker running/,
+    );
+    everyWorker.push(worker);
+    return worker;
   };
   try {
     const secret = await options.registerWebhook(webhookUrl);
@@ -297,34 +346,39 @@ export async function startMsgflowReplicas(
       ),
     );
     const metricsPorts = await distinctFreePorts(options.workers ?? 2, ingressPorts);
-    metricsPorts.forEach((port, i) =>
-      workers.push(
-        replica(
-          `worker-${i + 1}`,
-          ['worker'],
-          {
-            ...shared,
-            ...workerEnv({
-              apiBaseUrl: options.apiBaseUrl,
-              apiToken: options.apiToken,
-              ratePerMinute: options.ratePerMinute ?? 60_000,
-              metricsAddress: `127.0.0.1:${port}`,
-            }),
-            // The campaign bench's audience files.
-            MSGFLOW_AUDIENCE_DIRS: tmpdir(),
-            ...own(`worker-${i + 1}`),
-          },
-          /worker running/,
-        ),
-      ),
-    );
+    metricsPorts.forEach((port, i) => workers.push(newWorker(`worker-${i + 1}`, port)));
+    const workerMetricsUrls = metricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`);
+    const startBuild = async (buildId: string): Promise<BuildWorkers> => {
+      const ports = await distinctFreePorts(workers.length, [
+        ...ingressPorts,
+        ...workerMetricsUrls.map((url) => Number(new URL(url).port)),
+      ]);
+      // The same names: once they take over, a fault that strikes `worker-1` strikes the live build's.
+      const built = ports.map((port, i) => newWorker(`worker-${i + 1}`, port, { MSGFLOW_BUILD_ID: buildId }));
+      try {
+        await Promise.all(built.map((w) => w.start()));
+      } catch (error) {
+        await Promise.all(built.map((w) => w.retire()));
+        throw error;
+      }
+      return {
+        buildId,
+        workers: built,
+        takeOver() {
+          const replaced = workers.splice(0, workers.length, ...built);
+          workerMetricsUrls.splice(0, workerMetricsUrls.length, ...ports.map((p) => `http://127.0.0.1:${p}/metrics`));
+          return replaced;
+        },
+      };
+    };
     // Ingresses first (they create the store's tables), then the workers, which bundle their workflows.
     for (const ingress of ingresses) await ingress.start();
     await Promise.all(workers.map((w) => w.start()));
     return {
       workers,
       ingresses,
-      workerMetricsUrls: metricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`),
+      workerMetricsUrls,
+      startBuild,
       ingressUrls: ingressPorts.map((port) => `http://127.0.0.1:${port}`),
       webhookUrl,
       balancer,

@@ -14,6 +14,8 @@ import type { MessagingClient } from '../../../../src/client/index.js';
 import type { SandboxAdmin } from '../../../../src/sandbox/index.js';
 import type { MessageStore } from '../../../../src/store/index.js';
 import { checkErasure, checkRetries, checkTeamShares, messagesAllowed, sendersOf } from './checker-promises.js';
+import { type MsgflowWorkflowType, WORKFLOW_VERSIONING } from '../../../../src/definitions/versioning.js';
+import { buildsOfTasks } from '../../../support/history.js';
 import { type FaultRecord, faultsAround } from './nemesis.js';
 import type { RefusedWorkflow } from './refused-workflow.js';
 import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
@@ -33,6 +35,7 @@ export const RULES = {
   'store-as-provider': "every message's final state in the store is the provider's",
   'workflow-as-provider': "every send and campaign closes with the provider's states for its messages",
   'no-nondeterminism': 'no workflow task fails for non-determinism in any history',
+  'pinned-on-build': 'a pinned run (single send, OTP session) ends on the build it started on, across deploys',
   'otp-once': 'an OTP session verifies at most once, never with a wrong code, never after it locked',
   liveness: 'every outcome is told within the stated time after the last fault',
   'erased-not-charged': 'an opted-out number, once erased, is charged by no send or campaign started after',
@@ -108,8 +111,10 @@ export async function checkRun(
   const watched = [
     ...workload.sends.filter((s) => s.workflowId).map((s) => s.workflowId!),
     ...workload.campaigns.filter((c) => c.workflowId).map((c) => c.workflowId!),
+    // OTP sessions end within a minute (the workload's lifetimes): one left running lost its build's workers.
+    ...workload.otps.filter((o) => o.workflowId).map((o) => o.workflowId!),
   ];
-  // Liveness: every started send and campaign closed, every provider message final and in the store.
+  // Liveness: every started send, campaign and OTP session closed, every provider message final and in the store.
   const pending = await untilTold(sources, watched, lastHealAt);
   const toldAfterMs = pending.length === 0 ? Date.now() - lastHealAt : null;
   for (const what of pending) violate('liveness', what, `not told within ${LIVENESS_MS / 1000} s of the last fault`);
@@ -304,6 +309,8 @@ export async function checkRun(
       message,
       startedMs === undefined ? undefined : startedMs - sources.startedAt,
     );
+  for (const { workflowId, startedMs, message } of histories.pinnedMoves)
+    violate('pinned-on-build', workflowId, message, startedMs - sources.startedAt);
 
   return {
     violations,
@@ -327,6 +334,7 @@ export async function checkRun(
       retryResent,
       erasedCharges,
       teamShareRequests: shares.requests,
+      builds: histories.builds.size,
     },
   };
 }
@@ -394,6 +402,8 @@ async function closedResult<T>(
 /** Every history of the namespace, searched for workflow task failures and the non-determinism among them. */
 async function nondeterminism(client: Client) {
   const failures: Array<{ workflowId: string; startedMs: number | undefined; message: string }> = [];
+  const pinnedMoves: Array<{ workflowId: string; startedMs: number; message: string }> = [];
+  const builds = new Set<string>();
   let checked = 0;
   const taskFailures: Record<string, number> = {};
   const executions: WorkflowExecutionInfo[] = [];
@@ -403,6 +413,11 @@ async function nondeterminism(client: Client) {
   for (const execution of executions) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     checked++;
+    const tasks = buildsOfTasks(history.events ?? []);
+    for (const build of tasks) builds.add(build);
+    const moved = pinnedMove(execution.type, tasks);
+    if (moved)
+      pinnedMoves.push({ workflowId: execution.workflowId, startedMs: execution.startTime.getTime(), message: moved });
     for (const event of history.events ?? []) {
       const failed = event.workflowTaskFailedEventAttributes;
       if (!failed) continue;
@@ -417,7 +432,16 @@ async function nondeterminism(client: Client) {
         });
     }
   }
-  return { failures, checked, taskFailures };
+  return { failures, checked, taskFailures, pinnedMoves, builds };
+}
+
+/** Why a run of a pinned type did not stay on its first build (its completed tasks' builds), or undefined. */
+export function pinnedMove(workflowType: string, taskBuilds: readonly string[]): string | undefined {
+  const versioning = WORKFLOW_VERSIONING[workflowType as MsgflowWorkflowType];
+  if (versioning?.behavior !== 'PINNED') return undefined;
+  const moved = taskBuilds.findIndex((build) => build !== taskBuilds[0]);
+  if (moved < 0) return undefined;
+  return `${workflowType} started on build ${taskBuilds[0]}, task ${moved + 1} on ${taskBuilds[moved]}`;
 }
 
 /**
@@ -444,7 +468,9 @@ function quietLatency(
   faults: readonly FaultRecord[],
 ): number | undefined {
   if (finalMs === undefined) return undefined;
-  const near = faults.some((f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= f.healedMs + QUIET_MARGIN_MS);
+  const near = faults.some(
+    (f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= (f.quietFromMs ?? f.healedMs) + QUIET_MARGIN_MS,
+  );
   return near ? undefined : closedMs - finalMs;
 }
 

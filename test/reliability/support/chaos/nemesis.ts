@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebhookChaos } from '../../../../src/sandbox/index.js';
+import { type Rollout, startRollout } from '../../../support/cluster/deploy.js';
 import type { ClusterRig } from '../../../support/cluster/rig.js';
 import type { RestartableProcess } from '../../../support/cluster/temporal-cluster.js';
 import type { TcpProxy } from '../../../support/tcp-proxy.js';
@@ -18,6 +19,11 @@ export interface FaultRecord {
   healedMs: number;
   /** Why applying or healing it failed, if it did (the run goes on; the checker sees what it left). */
   error?: string;
+  /**
+   * From when, before its heal, it touches no new work: a deploy's promotion (its old build then only drains
+   * its pinned runs, new runs start on the new build). Quiet-latency counts sends started after it as quiet.
+   */
+  quietFromMs?: number;
 }
 
 export interface NemesisTargets {
@@ -26,6 +32,8 @@ export interface NemesisTargets {
   webhookChaos: WebhookChaos;
   /** The account's normal rate limit, put back after a 429 fault. */
   ratePerMinute: number;
+  /** A deploy's steps (build ids, promotion, the old build stopped). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -55,7 +63,7 @@ export async function runNemesis(
       await sleep(Math.max(0, fault.atMs - since()));
       const record: FaultRecord = { fault, atMs: since(), healedMs: 0 };
       records.push(record);
-      const { apply, heal } = actionsOf(targets, fault);
+      const { apply, heal } = actionsOf(targets, fault, () => (record.quietFromMs = since()));
       try {
         await apply();
         log(`+${(record.atMs / 1000).toFixed(1)}s fault ${describeFault(fault)}`);
@@ -82,7 +90,11 @@ interface Actions {
   heal(): Promise<void>;
 }
 
-function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: Fault): Actions {
+function actionsOf(
+  { rig, webhookChaos, ratePerMinute, log }: NemesisTargets,
+  fault: Fault,
+  quietFromNow: () => void,
+): Actions {
   const { admin } = rig.provider;
   const accountId = rig.account.accountId;
   switch (fault.kind) {
@@ -98,10 +110,13 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
       return {
         apply: async () => {
           await link.cut();
-          // Killed once it recorded outcomes it cannot tell (or gives up waiting for them, webhooks being faulted).
-          await untilAccepted(rig, fault.target, UNTOLD_DELIVERIES, Math.max(UNTOLD_FOR_MS, fault.durationMs / 2));
-          await target.kill();
-          await link.restore();
+          try {
+            // Killed once it recorded outcomes it cannot tell (or gives up waiting for them, webhooks being faulted).
+            await untilAccepted(rig, fault.target, UNTOLD_DELIVERIES, Math.max(UNTOLD_FOR_MS, fault.durationMs / 2));
+            await target.kill();
+          } finally {
+            await link.restore();
+          }
         },
         heal: () => startAsASupervisorWould(target),
       };
@@ -118,7 +133,8 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
           process.kill(pid, 'SIGSTOP');
         },
         heal: async () => {
-          if (pid !== undefined) process.kill(pid, 'SIGCONT');
+          // Not when it is gone meanwhile: a deploy stops a replaced build's workers, paused or not.
+          if (pid !== undefined && target.pid() === pid) process.kill(pid, 'SIGCONT');
         },
       };
     }
@@ -170,7 +186,31 @@ function actionsOf({ rig, webhookChaos, ratePerMinute }: NemesisTargets, fault: 
       const { balancer } = rig.replicas;
       return { apply: () => balancer.cut(), heal: () => balancer.restore() };
     }
+    case 'deploy':
+      return deployActions(rig, fault, quietFromNow, log);
   }
+}
+
+/**
+ * Applied: the new build started and ramped to. Healed: after the fault's duration of ramping (counted from the
+ * ramp, since its workers take a while to start), made current, and the old build retired once it is safe.
+ */
+function deployActions(rig: ClusterRig, fault: Fault, promoted: () => void, log?: (line: string) => void): Actions {
+  let rollout: Rollout | undefined;
+  let rampedAt = 0;
+  return {
+    apply: async () => {
+      rollout = await startRollout(rig, { log });
+      rampedAt = Date.now();
+    },
+    heal: async () => {
+      if (!rollout) throw new Error('the rollout never started');
+      await sleep(Math.max(0, rampedAt + fault.durationMs - Date.now()));
+      await rollout.promote();
+      promoted();
+      await rollout.retireOld();
+    },
+  };
 }
 
 /**
@@ -211,10 +251,16 @@ function proxyOf(rig: ClusterRig, target: string): TcpProxy {
 /** Waits until the ingress answered `count` more deliveries (recorded them), for `timeoutMs` at most. */
 async function untilAccepted(rig: ClusterRig, name: string, count: number, timeoutMs: number): Promise<void> {
   const url = `${rig.replicas.ingressUrls[rig.replicas.ingresses.findIndex((p) => p.name === name)]}/metrics`;
-  const accepted = () => scrapeCounter(url, METRICS.ingressDeliveries, { status: '200' });
+  // Unreadable (the ingress paused or down, or its store faulted): counted as nothing answered yet.
+  const accepted = () => scrapeCounter(url, METRICS.ingressDeliveries, { status: '200' }).catch(() => undefined);
   const deadline = Date.now() + timeoutMs;
-  const before = await accepted();
-  while (Date.now() < deadline && (await accepted()) < before + count) await sleep(200);
+  let before = await accepted();
+  for (;;) {
+    const now = await accepted();
+    before ??= now;
+    if (Date.now() >= deadline || (before !== undefined && now !== undefined && now >= before + count)) return;
+    await sleep(200);
+  }
 }
 
 /** The ingress's own link to Temporal. */

@@ -87,7 +87,17 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunReport
     const refusedWorkflow = await startRefusedWorkflow(rig.client, rig.messaging, store);
     const startedAt = Date.now();
     const [faults, workload] = await Promise.all([
-      runNemesis({ rig, webhookChaos, ratePerMinute: PROVIDER_PER_MINUTE }, schedule, startedAt, log),
+      runNemesis(
+        {
+          rig,
+          webhookChaos,
+          ratePerMinute: PROVIDER_PER_MINUTE,
+          log: (line) => log(`+${((Date.now() - startedAt) / 1000).toFixed(1)}s ${line}`),
+        },
+        schedule,
+        startedAt,
+        log,
+      ),
       runWorkload({
         msgflow,
         admin: rig.provider.admin,

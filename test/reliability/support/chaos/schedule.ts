@@ -41,6 +41,12 @@ export const FAULT_KINDS = {
   'webhooks-contradicted': ['webhooks'],
   /** …or sent to a dead ingress: the address they go to (the ingresses' load balancer) refuses every connection. */
   'webhooks-to-dead-ingress': ['balancer'],
+  /**
+   * A new build deployed and promoted: its workers start beside the old ones and are ramped to for the
+   * duration (counted once they run), then made current; it heals once the old build is safe to stop and stopped (often well after the
+   * planned duration: its pinned runs finish first). Every run of a minute or more has one (see plannedDeploy).
+   */
+  deploy: ['deployment'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type FaultKind = keyof typeof FAULT_KINDS;
@@ -89,7 +95,11 @@ const DURATIONS: Record<FaultKind, [number, number]> = {
   'webhooks-reordered': [5_000, 20_000],
   'webhooks-contradicted': [5_000, 20_000],
   'webhooks-to-dead-ingress': [2_000, 20_000],
+  deploy: [2_000, 5_000],
 };
+
+/** A deploy drains its old build for a minute or more after its planned end: drawn ones keep this far apart. */
+const DEPLOY_SPACING_MS = 180_000;
 
 export function generateSchedule(seed: number, options: ScheduleOptions): Fault[] {
   const random = seededRandom(seed);
@@ -99,8 +109,9 @@ export function generateSchedule(seed: number, options: ScheduleOptions): Fault[
   const maxConcurrent = options.maxConcurrent ?? 2;
   const endMs = options.runMs - options.quietMs;
   const between = (min: number, max: number) => Math.round(min + random() * (max - min));
-  const faults: Fault[] = [];
-  let atMs = options.leadInMs ?? 3_000;
+  const leadInMs = options.leadInMs ?? 3_000;
+  const faults: Fault[] = kinds.includes('deploy') ? plannedDeploy(seed, options.runMs, leadInMs, endMs) : [];
+  let atMs = leadInMs;
   for (;;) {
     // Exponential gaps (a Poisson process), at least half a second apart.
     atMs += Math.max(500, Math.round(-Math.log(1 - random()) * meanGapMs));
@@ -113,9 +124,25 @@ export function generateSchedule(seed: number, options: ScheduleOptions): Fault[
     const active = faults.filter((f) => f.atMs + f.durationMs > atMs);
     // Skipped (the draw still made, so later faults do not shift): too many at once, or the target is struck.
     if (active.length >= maxConcurrent || active.some((f) => f.target === target) || durationMs < min) continue;
+    if (kind === 'deploy' && faults.some((f) => f.kind === 'deploy' && Math.abs(atMs - f.atMs) < DEPLOY_SPACING_MS))
+      continue;
     faults.push({ atMs, kind, target, durationMs });
   }
-  return faults;
+  return faults.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * The deploy every run of a minute or more has, so each of CI's short seeds deploys once: at a moment between
+ * 20 % and 40 % of the fault period (early enough that its old build's last pinned runs, OTP sessions of up to
+ * 30 s, end about when the workload does), drawn from a stream of its own (the other faults' draws stay as they were).
+ */
+function plannedDeploy(seed: number, runMs: number, leadInMs: number, endMs: number): Fault[] {
+  if (runMs < 60_000) return [];
+  const random = seededRandom(seed ^ 0xde9107);
+  const [min, max] = DURATIONS.deploy;
+  const atMs = Math.round(leadInMs + (0.2 + random() * 0.2) * (endMs - leadInMs));
+  const durationMs = Math.min(Math.round(min + random() * (max - min)), endMs - atMs);
+  return durationMs < min ? [] : [{ atMs, kind: 'deploy', target: 'deployment', durationMs }];
 }
 
 /** Faults counted by kind, every kind of FAULT_KINDS present (0 when drawn never). */

@@ -112,6 +112,11 @@ const CALL_PATIENCE_MS = 90_000;
 /** Wrong codes a `locked` login's session allows: its two wrong codes lock it. */
 export const LOCKED_PLAN_ATTEMPTS = 2;
 const NON_MAGIC_OUTCOMES: FinalStatus[] = [...FINAL_STATUSES];
+/**
+ * Sessions end within a minute (codes expire in 30 s, lockouts pass in 10): a session is pinned to its build until it ends,
+ * and a deploy stops the old build only then (the defaults, 10 and 15 minutes, would hold it past the run).
+ */
+const OTP_LIFETIMES = { ttlSeconds: 30, lockoutSeconds: 10 };
 
 export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog> {
   const { msgflow, admin } = options;
@@ -132,7 +137,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
     const deadline = Date.now() + CALL_PATIENCE_MS;
     for (;;) {
       try {
-        return await call();
+        return await withinDeadline(call(), deadline);
       } catch (error) {
         if (Date.now() > deadline || isRefusal(error)) throw error;
         result.retriedCalls++;
@@ -290,7 +295,7 @@ async function runLogin(
   const pair = { purpose: 'login', recipient: login.recipient };
   try {
     const sent = await patiently(`sendOtp ${login.recipient}`, () =>
-      msgflow.sendOtp({ ...pair, maxAttempts: login.plan === 'locked' ? LOCKED_PLAN_ATTEMPTS : 5 }),
+      msgflow.sendOtp({ ...pair, maxAttempts: login.plan === 'locked' ? LOCKED_PLAN_ATTEMPTS : 5, ...OTP_LIFETIMES }),
     );
     login.workflowId = sent.workflowId;
   } catch (error) {
@@ -336,6 +341,27 @@ async function codeOf(admin: SandboxAdmin, recipient: string): Promise<string | 
     await sleep(500);
   }
   return undefined;
+}
+
+/**
+ * A call that never answers (an OTP verification whose session lost its build's workers waits forever) fails
+ * at the deadline, so the workload ends and the checker judges what it left.
+ */
+async function withinDeadline<T>(call: Promise<T>, deadline: number): Promise<T> {
+  call.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('no answer within the call patience')),
+      // Just past it: the caller gives up once the deadline has passed.
+      Math.max(0, deadline - Date.now()) + 1,
+    );
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function numbers(prefix: string, count: number): string[] {
