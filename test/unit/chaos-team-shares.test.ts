@@ -89,6 +89,16 @@ describe("the fault run's team-shares rule", () => {
     expect(tail.violations).toEqual([]);
   });
 
+  it("counts a deploy's drain as fault-free: from its promotion on, new runs start on one build", () => {
+    const all = charges('CCCM', 100);
+    const deploy = { ...fault(0, 100), quietFromMs: 36_000 };
+    const shares = judge(all, [deploy]).shares;
+    expect(shares.judged).toBe(true);
+    expect(shares.requests).toBeGreaterThan(50); // from 5 s after the promotion to the end (100 s)
+    // The same fault without a promotion covers every request: nothing left to judge.
+    expect(judge(all, [fault(0, 100)]).shares.judged).toBe(false);
+  });
+
   it('says it did not judge too few requests', () => {
     const { shares, violations } = judge(charges('CM', MIN_JUDGED_REQUESTS - 2));
     expect(violations).toEqual([]);

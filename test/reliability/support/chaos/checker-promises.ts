@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { DEFAULT_RETRY_STATUSES } from '../../../../src/api/campaign-retry.js';
 import type { MessageStore } from '../../../../src/store/index.js';
 import type { Rule } from './checker.js';
-import type { FaultRecord } from './nemesis.js';
+import { disturbsUntil, type FaultRecord } from './nemesis.js';
 import type { WorkloadLog } from './workload.js';
 
 /** A ledger charge and a provider message, as much of them as these rules read. */
@@ -222,7 +222,7 @@ export function checkTeamShares(
   const from = Math.max(...times.map((t) => Math.min(...t)));
   const to = Math.min(...times.map((t) => Math.max(...t)));
   const faultFree = (atMs: number) =>
-    !faults.some((f) => f.atMs <= atMs && atMs <= (f.healedMs || Number.POSITIVE_INFINITY) + HEAL_MARGIN_MS);
+    !faults.some((f) => f.atMs <= atMs && atMs <= (disturbsUntil(f) || Number.POSITIVE_INFINITY) + HEAL_MARGIN_MS);
   const counted = [...requests.values()].filter((r) => r.atMs >= from && r.atMs <= to && faultFree(r.atMs));
   const total = counted.length;
   const weightSum = teams.reduce((sum, team) => sum + workload.teamWeights[team]!, 0);

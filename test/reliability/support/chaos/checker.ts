@@ -16,7 +16,7 @@ import type { MessageStore } from '../../../../src/store/index.js';
 import { checkErasure, checkRetries, checkTeamShares, messagesAllowed, sendersOf } from './checker-promises.js';
 import { type MsgflowWorkflowType, WORKFLOW_VERSIONING } from '../../../../src/definitions/versioning.js';
 import { buildsOfTasks } from '../../../support/history.js';
-import { type FaultRecord, faultsAround } from './nemesis.js';
+import { disturbsUntil, type FaultRecord, faultsAround } from './nemesis.js';
 import type { RefusedWorkflow } from './refused-workflow.js';
 import { LOCKED_PLAN_ATTEMPTS, type OtpLogin, type WorkloadLog } from './workload.js';
 
@@ -469,7 +469,7 @@ function quietLatency(
 ): number | undefined {
   if (finalMs === undefined) return undefined;
   const near = faults.some(
-    (f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= (f.quietFromMs ?? f.healedMs) + QUIET_MARGIN_MS,
+    (f) => f.atMs - QUIET_MARGIN_MS <= closedMs && startedMs <= disturbsUntil(f) + QUIET_MARGIN_MS,
   );
   return near ? undefined : closedMs - finalMs;
 }

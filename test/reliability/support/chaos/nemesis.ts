@@ -21,7 +21,7 @@ export interface FaultRecord {
   error?: string;
   /**
    * From when, before its heal, it touches no new work: a deploy's promotion (its old build then only drains
-   * its pinned runs, new runs start on the new build). Quiet-latency counts sends started after it as quiet.
+   * its pinned runs, new runs start on the new build). See disturbsUntil.
    */
   quietFromMs?: number;
 }
@@ -269,6 +269,14 @@ function ingressLinkOf(rig: ClusterRig, name: string): TcpProxy {
   const link = rig.proxies?.ingressToTemporal[index];
   if (!link) throw new Error(`no link to Temporal for ${name}`);
   return link;
+}
+
+/**
+ * Until when a fault disturbs new work: its heal, or a deploy's promotion (then its old build only drains its
+ * pinned runs). Quiet-latency and the teams' shares count what follows as fault-free.
+ */
+export function disturbsUntil(record: FaultRecord): number {
+  return record.quietFromMs ?? record.healedMs;
 }
 
 /** Faults active within `marginMs` of `atMs` (since the run's start), for naming those around a violation. */
