@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { describeReport, runChaos } from './support/chaos/run.js';
 import { printSummary } from './support/summary.js';
 
-const SEEDS = (process.env.MSGFLOW_CHAOS_SEEDS ?? '1,2,3').split(',').map(Number);
+const SEEDS = (process.env.MSGFLOW_CHAOS_SEEDS ?? '1,7,37').split(',').map(Number);
 const MINUTES = Number(process.env.MSGFLOW_CHAOS_MINUTES ?? 1.5);
 
 describe('seeded fault run over the production topology', () => {

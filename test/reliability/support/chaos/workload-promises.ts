@@ -45,8 +45,10 @@ const PREFIXES = {
 } as const;
 /** The outcomes the retried campaign's recipients are told, in turn: the retry resends to three of the five. */
 const RETRIED_OUTCOMES: FinalStatus[] = ['failed', 'delivered', 'undelivered', 'rejected', 'expired'];
-/** How long a part waits for a campaign or send to close before it goes on without (faults last ≤ 20 s). */
-const CLOSE_PATIENCE_MS = 150_000;
+/** The teams' campaigns start this long before the workload's end (halfway through, at the earliest). */
+const TEAMS_BEFORE_END_MS = 10_000;
+/** How long a part waits for a campaign or send to close before it goes on without (a 429 fault may hold one for minutes). */
+const CLOSE_PATIENCE_MS = 240_000;
 
 /** The parts, each running on its own clock; they draw from a random stream of their own. */
 export function workloadPromises(context: WorkloadContext): Array<Promise<unknown>> {
@@ -61,11 +63,12 @@ export function workloadPromises(context: WorkloadContext): Array<Promise<unknow
 }
 
 /**
- * One campaign per team, started together at about half the workload's time, so that they meet faults and
- * then send on, both at once, through the fault-free end (where most of what is judged is sent). One request per recipient (chunks of one), so sends and
- * requests are the same count. The clinic's (weight 3) is 1.5 × the marketing's: with the weights it runs out
- * first, with the marketing's at half; with the weights ignored (1:1) the marketing's runs out first, with the
- * clinic's at two thirds. Either way both send long enough to be judged.
+ * One campaign per team, started together shortly before the workload's end, so that they meet its last faults
+ * and then send on, both at once, through the fault-free end (where most of what is judged is sent: on any
+ * seed, enough to judge). One request per recipient (chunks of one), so sends and requests are the same count.
+ * The clinic's (weight 3) is 1.5 × the marketing's: with the weights it runs out first, with the marketing's at
+ * half; with the weights ignored (1:1) the marketing's runs out first, with the clinic's at two thirds. Either
+ * way both send long enough to be judged.
  */
 async function teamCampaigns(context: WorkloadContext, random: () => number): Promise<void> {
   const marketing = Math.max(20, Math.round(context.options.campaignRecipients * 0.17));
@@ -78,7 +81,9 @@ async function teamCampaigns(context: WorkloadContext, random: () => number): Pr
     team,
   }));
   context.result.campaigns.push(...records);
-  await sleep(context.options.untilMs * (0.5 + random() * 0.1));
+  // Late, so that most of their sending falls in the fault-free end, where their shares are judged on any seed.
+  const untilMs = context.options.untilMs;
+  await sleep(Math.max(untilMs * 0.5, untilMs - TEAMS_BEFORE_END_MS) + random() * 2_000);
   await Promise.all(records.map((record) => context.startCampaign(record, { team: record.team, chunkSize: 1 })));
 }
 
