@@ -24,6 +24,7 @@ import {
 } from './support/campaign-audit.js';
 import { waitFor } from '../support/wait-for.js';
 import { activityReport } from './support/histories.js';
+import { scrapeCounter } from '../support/metrics-text.js';
 import { printSummary } from './support/summary.js';
 
 const RECIPIENTS = Number(process.env.MSGFLOW_RELIABILITY_RESTART_RECIPIENTS ?? 500);
@@ -38,14 +39,8 @@ const OUTAGE_MS = 10_000;
 const RETRY_SCHEDULE_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 60_000];
 
 /** Deliveries the ingress answered with `status`, read from its Prometheus endpoint. */
-async function ingressDeliveries(stack: RunningStack, status: number): Promise<number> {
-  const text = await (await fetch(`${stack.ingress.url}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${METRICS.ingressDeliveries}{`) && line.includes(`status="${status}"`))
-      total += Number(line.split(' ').at(-1));
-  }
-  return total;
+function ingressDeliveries(stack: RunningStack, status: number): Promise<number> {
+  return scrapeCounter(`${stack.ingress.url}/metrics`, METRICS.ingressDeliveries, { status: String(status) });
 }
 
 describe('campaign through a Temporal server restart', () => {

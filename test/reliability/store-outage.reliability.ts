@@ -28,6 +28,7 @@ import {
 } from './support/campaign-audit.js';
 import { activityReport } from './support/histories.js';
 import { deliveriesSettled } from './support/sandbox-deliveries.js';
+import { scrapeCounter } from '../support/metrics-text.js';
 import { printSummary } from './support/summary.js';
 
 const RECIPIENTS = Number(process.env.MSGFLOW_RELIABILITY_OUTAGE_RECIPIENTS ?? 2000);
@@ -39,15 +40,11 @@ const OUTAGE_MS = 10_000;
 const RETRY_SCHEDULE_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 60_000];
 
 /** Deliveries the ingress answered with `status` (and `code`, when given), from its Prometheus endpoint. */
-async function ingressDeliveries(stack: RunningStack, status: number, code?: string): Promise<number> {
-  const text = await (await fetch(`${stack.ingress.url}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${METRICS.ingressDeliveries}{`) || !line.includes(`status="${status}"`)) continue;
-    if (code !== undefined && !line.includes(`code="${code}"`)) continue;
-    total += Number(line.split(' ').at(-1));
-  }
-  return total;
+function ingressDeliveries(stack: RunningStack, status: number, code?: string): Promise<number> {
+  return scrapeCounter(`${stack.ingress.url}/metrics`, METRICS.ingressDeliveries, {
+    status: String(status),
+    ...(code === undefined ? {} : { code }),
+  });
 }
 
 describe('campaign through a message store (PostgreSQL) outage', () => {
