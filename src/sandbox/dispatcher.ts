@@ -55,6 +55,11 @@ export class WebhookDispatcher {
   private readonly abort = new AbortController();
   /** Contradicting receipts this dispatcher made (chaos): never contradicted in turn. */
   private readonly contradictions = new Set<string>();
+  /**
+   * Deliveries drawn to be contradicted whose attempt failed (chaos): contradicted once they get through, so a
+   * receiver that is down while contradicting is on still meets the contradictions after it is back.
+   */
+  private readonly owedContradictions = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -129,14 +134,14 @@ export class WebhookDispatcher {
     const chaos = this.timing.chaos;
     if (!chaos) return { extraDelayMs: 0, duplicate: false, contradict: false };
     const random = chaos.random ?? Math.random;
-    return {
-      extraDelayMs: delivery.attempts === 0 && chaos.maxExtraDelayMs ? Math.floor(random() * chaos.maxExtraDelayMs) : 0,
-      duplicate: chaos.duplicateProbability !== undefined && random() < chaos.duplicateProbability,
-      contradict:
-        chaos.contradictProbability !== undefined &&
-        !this.contradictions.has(delivery.id) &&
-        random() < chaos.contradictProbability,
-    };
+    const extraDelayMs =
+      delivery.attempts === 0 && chaos.maxExtraDelayMs ? Math.floor(random() * chaos.maxExtraDelayMs) : 0;
+    const duplicate = chaos.duplicateProbability !== undefined && random() < chaos.duplicateProbability;
+    const drawnToContradict =
+      chaos.contradictProbability !== undefined &&
+      !this.contradictions.has(delivery.id) &&
+      random() < chaos.contradictProbability;
+    return { extraDelayMs, duplicate, contradict: drawnToContradict || this.owedContradictions.has(delivery.id) };
   }
 
   private async deliver(delivery: DeliveryRow): Promise<void> {
@@ -146,9 +151,14 @@ export class WebhookDispatcher {
     const result = await this.attempt(delivery);
     if (this.abort.signal.aborted && !result.ok) return; // shutting down: leave it pending for the next start
     this.record(delivery, result);
-    if (result.ok) this.contradictions.delete(delivery.id);
-    if (result.ok && plan.contradict)
-      this.contradictions.add(enqueueContradiction(this.db, delivery.webhook_id, delivery.body, this.now()));
+    if (!result.ok) {
+      if (plan.contradict) this.owedContradictions.add(delivery.id);
+    } else {
+      this.contradictions.delete(delivery.id);
+      this.owedContradictions.delete(delivery.id);
+      if (plan.contradict)
+        this.contradictions.add(enqueueContradiction(this.db, delivery.webhook_id, delivery.body, this.now()));
+    }
     if (result.ok && plan.duplicate && !this.abort.signal.aborted) await this.attempt(delivery);
   }
 

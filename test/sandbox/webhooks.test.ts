@@ -369,4 +369,34 @@ describe('webhooks: chaos', () => {
       await t.close();
     }
   });
+
+  it('a receipt drawn to be contradicted while its receiver fails is contradicted once it gets through, after contradicting is off', async () => {
+    const chaos = { contradictProbability: 1 };
+    const t = await startTestSandbox({ webhooks: { retryScheduleMs: [300, 300, 300], chaos } });
+    const r = await startReceiver();
+    r.answer = () => ({ status: 503 });
+    try {
+      const api = apiFor(t.sandbox.baseUrl, (await t.newAccount()).token);
+      await api('POST', '/webhooks', { url: r.url });
+      await api('POST', '/sms/send', sms(['12025550100']));
+      await eventually(
+        async () => r.received.length,
+        (n) => n >= 1,
+      );
+      chaos.contradictProbability = 0;
+      r.answer = () => ({ status: 200 });
+      await eventually(
+        async () => new Set(r.received.map((d) => d.webhookId)).size,
+        (ids) => ids === 2,
+      );
+      const statuses = [
+        ...new Map(r.received.map((d) => [d.webhookId, MessageStatusEvent.parse(d.json).status])).values(),
+      ];
+      expect(statuses[0]).toBe('delivered');
+      expect(statuses[1]).not.toBe('delivered');
+    } finally {
+      await r.close();
+      await t.close();
+    }
+  });
 });
