@@ -47,6 +47,12 @@ const PREFIXES = {
 const RETRIED_OUTCOMES: FinalStatus[] = ['failed', 'delivered', 'undelivered', 'rejected', 'expired'];
 /** The teams' campaigns start this long before the workload's end (halfway through, at the earliest). */
 const TEAMS_BEFORE_END_MS = 10_000;
+/**
+ * The marketing team's recipients at most (the clinic's 1.5 ×): one request each, at the workers' two requests a
+ * second (run.ts), 150 recipients take about 75 s, well inside liveness's bound after the run's end. Sized by
+ * `campaignRecipients` alone, a long run's teams (1,275 recipients at 3,000) were still sending past it.
+ */
+const TEAM_CAMPAIGN_MAX = 60;
 /** How long a part waits for a campaign or send to close before it goes on without (a 429 fault may hold one for minutes). */
 const CLOSE_PATIENCE_MS = 240_000;
 
@@ -71,7 +77,7 @@ export function workloadPromises(context: WorkloadContext): Array<Promise<unknow
  * way both send long enough to be judged.
  */
 async function teamCampaigns(context: WorkloadContext, random: () => number): Promise<void> {
-  const marketing = Math.max(20, Math.round(context.options.campaignRecipients * 0.17));
+  const marketing = Math.min(TEAM_CAMPAIGN_MAX, Math.max(20, Math.round(context.options.campaignRecipients * 0.17)));
   const sizes: Record<string, number> = { clinic: Math.round(marketing * 1.5), marketing };
   const records: CampaignRecord[] = Object.keys(TEAM_WEIGHTS).map((team) => ({
     key: `chaos-${context.options.seed}-${team}`,
