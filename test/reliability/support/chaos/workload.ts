@@ -137,7 +137,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadLog
     const deadline = Date.now() + CALL_PATIENCE_MS;
     for (;;) {
       try {
-        return await withinDeadline(call(), deadline);
+        return await withinDeadline((signal) => msgflow.client.connection.withAbortSignal(signal, call), deadline);
       } catch (error) {
         if (Date.now() > deadline || isRefusal(error)) throw error;
         result.retriedCalls++;
@@ -345,20 +345,24 @@ async function codeOf(admin: SandboxAdmin, recipient: string): Promise<string | 
 
 /**
  * A call that never answers (an OTP verification whose session lost its build's workers waits forever) fails
- * at the deadline, so the workload ends and the checker judges what it left.
+ * at the deadline, so the workload ends and the checker judges what it left. Its Temporal calls are cancelled
+ * then: one left waiting would still be retrying when the run closes the connection, and the client's retry
+ * would throw from a timer ("Channel has been shut down") and end the process before the report.
  */
-async function withinDeadline<T>(call: Promise<T>, deadline: number): Promise<T> {
-  call.catch(() => {});
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error('no answer within the call patience')),
-      // Just past it: the caller gives up once the deadline has passed.
-      Math.max(0, deadline - Date.now()) + 1,
-    );
-  });
+async function withinDeadline<T>(call: (signal: AbortSignal) => Promise<T>, deadline: number): Promise<T> {
+  const patience = new AbortController();
+  const timer = setTimeout(
+    () => patience.abort(new Error('no answer within the call patience')),
+    // Just past it: the caller gives up once the deadline has passed.
+    Math.max(0, deadline - Date.now()) + 1,
+  );
+  const answer = call(patience.signal);
+  answer.catch(() => {});
+  const givenUp = new Promise<never>((_, reject) =>
+    patience.signal.addEventListener('abort', () => reject(patience.signal.reason), { once: true }),
+  );
   try {
-    return await Promise.race([call, late]);
+    return await Promise.race([answer, givenUp]);
   } finally {
     clearTimeout(timer);
   }
