@@ -346,8 +346,8 @@ async function codeOf(admin: SandboxAdmin, recipient: string): Promise<string | 
 /**
  * A call that never answers (an OTP verification whose session lost its build's workers waits forever) fails
  * at the deadline, so the workload ends and the checker judges what it left. Its Temporal calls are cancelled
- * then: one left waiting would still be retrying when the run closes the connection, and the client's retry
- * would throw from a timer ("Channel has been shut down") and end the process before the report.
+ * then, so none outlives the workload: a call still retrying when the run closes its connection ends the process
+ * ("Channel has been shut down", thrown from the client's retry timer) before the report.
  */
 async function withinDeadline<T>(call: (signal: AbortSignal) => Promise<T>, deadline: number): Promise<T> {
   const patience = new AbortController();
