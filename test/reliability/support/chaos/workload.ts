@@ -351,18 +351,21 @@ async function codeOf(admin: SandboxAdmin, recipient: string): Promise<string | 
  */
 async function withinDeadline<T>(call: (signal: AbortSignal) => Promise<T>, deadline: number): Promise<T> {
   const patience = new AbortController();
-  const timer = setTimeout(
-    () => patience.abort(new Error('no answer within the call patience')),
-    // Just past it: the caller gives up once the deadline has passed.
-    Math.max(0, deadline - Date.now()) + 1,
-  );
   const answer = call(patience.signal);
   answer.catch(() => {});
-  const givenUp = new Promise<never>((_, reject) =>
-    patience.signal.addEventListener('abort', () => reject(patience.signal.reason), { once: true }),
-  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        patience.abort();
+        reject(new Error('no answer within the call patience'));
+      },
+      // Just past it: the caller gives up once the deadline has passed.
+      Math.max(0, deadline - Date.now()) + 1,
+    );
+  });
   try {
-    return await Promise.race([answer, givenUp]);
+    return await Promise.race([answer, late]);
   } finally {
     clearTimeout(timer);
   }
